@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+
+/// The `strata` command-line tool: thin wrappers that parse arguments, call the library and print.
+struct StrataCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "strata",
+        abstract: "Validate Strata models and work with Strata stores.",
+        discussion: """
+            Exit status: 0 on success, 1 when the input is invalid, 2 for a usage error or a \
+            file that cannot be read.
+            """,
+        subcommands: [ValidateCommand.self]
+    )
+}
+
+/// Runs `strata` with the documented exit codes: argument-parser reports usage errors with 64
+/// (EX_USAGE); Strata promises 2, as most Unix tools do.
+@main
+enum StrataMain {
+    static func main() {
+        do {
+            var command = try StrataCommand.parseAsRoot()
+            try command.run()
+        } catch {
+            if StrataCommand.exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((StrataCommand.fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(ExitStatus.usage.rawValue)
+            }
+            StrataCommand.exit(withError: error)
+        }
+    }
+}
+
+/// The exit statuses every `strata` command keeps to.
+enum ExitStatus: Int32 {
+    case success = 0
+    /// The input was read but is invalid (a model with errors, a bad predicate, a failed save).
+    case invalid = 1
+    /// A usage error or an unreadable file.
+    case usage = 2
+}
+
+/// Output helpers shared by the commands.
+enum Console {
+    static func print(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data(("strata: error: " + text + "\n").utf8))
+    }
+}

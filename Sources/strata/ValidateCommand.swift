@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata validate`: checks model files and prints diagnostics like a compiler.
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check model files (JSON schemas) and report every problem with its place.",
+        discussion: """
+            Text output has one line per problem, `file:line:column: severity: message [json.path]`, \
+            then one summary line per file. `--format json` prints a JSON array of diagnostics \
+            (objects with severity, code, message, path, file, line, column); with `--hashes` it \
+            prints an object {"diagnostics": [...], "models": [...]} instead, each model with its \
+            file, name, versionHash and entityVersionHashes.
+
+            Exit status: 0 when every file is valid (warnings allowed), 1 when one has errors \
+            (or warnings, with --warnings-as-errors), 2 for a usage error or an unreadable file.
+            """
+    )
+
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+        case text
+        case json
+    }
+
+    @Argument(help: "The model files to check.")
+    var files: [String]
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    @Flag(help: "Treat warnings as errors: report them as errors and exit 1.")
+    var warningsAsErrors = false
+
+    @Flag(help: "Print the model's and each entity's version hash.")
+    var hashes = false
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name at least one model file") }
+    }
+
+    func run() throws {
+        var diagnostics: [Diagnostic] = []
+        var models: [(file: String, schema: Schema)] = []
+        var summaries: [String] = []
+        var unreadable = false
+        var invalid = false
+
+        for file in files {
+            let result: SchemaLoadResult
+            do {
+                result = try Schema.load(contentsOf: URL(fileURLWithPath: file))
+            } catch {
+                unreadable = true
+                diagnostics.append(Diagnostic(
+                    severity: .error, code: error.code.rawValue,
+                    message: "cannot read the file: \(error.reason ?? "unknown error")", path: "", file: file))
+                summaries.append("\(file): unreadable")
+                continue
+            }
+            var fileDiagnostics = result.diagnostics
+            if warningsAsErrors {
+                for index in fileDiagnostics.indices where fileDiagnostics[index].severity == .warning {
+                    fileDiagnostics[index].severity = .error
+                    fileDiagnostics[index].message += " [--warnings-as-errors]"
+                }
+            }
+            diagnostics += fileDiagnostics
+            let errorCount = fileDiagnostics.errors.count
+            let warningCount = fileDiagnostics.warnings.count
+            if errorCount > 0 || result.schema == nil {
+                invalid = true
+                summaries.append("\(file): invalid, \(count(errorCount, "error"))\(warningCount > 0 ? ", \(count(warningCount, "warning"))" : "")")
+            } else if let schema = result.schema {
+                models.append((file, schema))
+                summaries.append("\(file): valid, model \(schema.name), \(count(schema.entities.count, "entity", "entities")), \(count(warningCount, "warning"))")
+            }
+        }
+
+        switch format {
+        case .text:
+            for diagnostic in diagnostics { Console.print(diagnostic.description) }
+            for summary in summaries { Console.print(summary) }
+            if hashes {
+                for (file, schema) in models {
+                    Console.print("\(file): model \(schema.name) versionHash \(schema.versionHash)")
+                    let width = schema.entities.map(\.name.count).max() ?? 0
+                    for entity in schema.entities.sorted(by: { $0.name < $1.name }) {
+                        Console.print("  \(entity.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(entity.versionHash)")
+                    }
+                }
+            }
+        case .json:
+            Console.print(try jsonOutput(diagnostics: diagnostics, models: models))
+        }
+
+        if unreadable { throw ExitCode(ExitStatus.usage.rawValue) }
+        if invalid { throw ExitCode(ExitStatus.invalid.rawValue) }
+    }
+
+    private func jsonOutput(diagnostics: [Diagnostic], models: [(file: String, schema: Schema)]) throws -> String {
+        struct ModelHashes: Encodable {
+            var file: String
+            var name: String
+            var versionHash: String
+            var entityVersionHashes: [String: String]
+        }
+        struct Report: Encodable {
+            var diagnostics: [Diagnostic]
+            var models: [ModelHashes]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data: Data
+        if hashes {
+            data = try encoder.encode(Report(
+                diagnostics: diagnostics,
+                models: models.map { ModelHashes(file: $0.file, name: $0.schema.name, versionHash: $0.schema.versionHash, entityVersionHashes: $0.schema.entityVersionHashes) }))
+        } else {
+            data = try encoder.encode(diagnostics)
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func count(_ value: Int, _ singular: String, _ plural: String? = nil) -> String {
+        "\(value) \(value == 1 ? singular : plural ?? singular + "s")"
+    }
+}
