@@ -413,24 +413,10 @@ struct SchemaDecoder {
 
     /// What rule of the attribute `value` breaks, or nil when it keeps them all.
     static func ruleViolation(of value: AttributeValue, in attribute: AttributeDraft) -> String? {
-        if let minimum = attribute.minimum {
-            guard let order = AttributeValue.order(value, minimum), order >= 0 else { return "it is below 'min' \(minimum)" }
-        }
-        if let maximum = attribute.maximum {
-            guard let order = AttributeValue.order(value, maximum), order <= 0 else { return "it is above 'max' \(maximum)" }
-        }
-        if case .string(let string) = value {
-            if let minLength = attribute.minLength, string.count < minLength {
-                return "it has \(string.count) characters, fewer than 'minLength' \(minLength)"
-            }
-            if let maxLength = attribute.maxLength, string.count > maxLength {
-                return "it has \(string.count) characters, more than 'maxLength' \(maxLength)"
-            }
-            if let pattern = attribute.regex, !RegexRule.matches(pattern, string) {
-                return "it does not match 'regex' \(String(reflecting: pattern))"
-            }
-        }
-        return nil
+        guard let type = attribute.type else { return nil }
+        return AttributeRules.violation(
+            of: value, type: type, minimum: attribute.minimum, maximum: attribute.maximum,
+            minLength: attribute.minLength, maxLength: attribute.maxLength, regex: attribute.regex)?.message
     }
 
     private mutating func decodeRelationship(_ object: ObjectReader) -> RelationshipDraft {

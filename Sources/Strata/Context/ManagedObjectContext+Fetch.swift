@@ -1,0 +1,186 @@
+extension ManagedObjectContext {
+    /// The objects matching a request, with this context's unsaved changes taken into account
+    /// unless `includesPendingChanges` is false.
+    /// - Throws: `unknownEntity`, `invalidPredicate` (a key path the entity does not have), or a
+    ///   store's error.
+    public func fetch(_ request: FetchRequest) throws(StrataError) -> [ManagedObject] {
+        processPendingMerges()
+        let objects = try fetchObjects(request)
+        try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
+        return objects
+    }
+
+    /// The objects of a class bound to an entity.
+    public func fetch<T: ManagedObject>(
+        _ type: T.Type, where predicate: Predicate? = nil, sortedBy sortDescriptors: [SortDescriptor] = [],
+        limit: Int = 0
+    ) throws(StrataError) -> [T] {
+        let request = FetchRequest(entityName: T.entityName, predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit)
+        return try fetch(request).map { object in
+            guard let typed = object as? T else {
+                preconditionFailure("\(object) is not a \(T.self); register \(T.self) with the coordinator")
+            }
+            return typed
+        }
+    }
+
+    /// The IDs of the objects matching a request, in its order.
+    public func fetchObjectIDs(_ request: FetchRequest) throws(StrataError) -> [ObjectID] {
+        processPendingMerges()
+        let entityNames = try validate(request)
+        if !includesChanges(request, entityNames) {
+            return try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: true)).map(\.objectID)
+        }
+        return try fetchObjects(request).map(\.objectID)
+    }
+
+    /// How many objects match a request (its limit and offset applied).
+    public func count(for request: FetchRequest) throws(StrataError) -> Int {
+        processPendingMerges()
+        let entityNames = try validate(request)
+        if !includesChanges(request, entityNames) {
+            return try coordinator.countRecords(storeRequest(request, entityNames, windowed: true))
+        }
+        return try fetchObjects(request).count
+    }
+
+    /// For each matching object, the values of `propertiesToFetch` (every stored attribute when
+    /// nil): attributes, and key paths through to-one relationships, by their key path.
+    public func fetchDictionaries(_ request: FetchRequest) throws(StrataError) -> [[String: PropertyValue]] {
+        let objects = try fetch(request)
+        let entity = try coordinator.entity(named: request.entityName)
+        let keys = request.propertiesToFetch ?? entity.attributes.filter { !$0.isTransient }.map(\.name)
+        let evaluator = objectEvaluator()
+        return objects.map { object in
+            var row: [String: PropertyValue] = [:]
+            for key in keys {
+                let path = key.split(separator: ".").map(String.init)
+                switch evaluator.value(ofKeyPath: path, on: object) {
+                case .scalar(let value): row[key] = .attribute(Self.attributeValue(value))
+                case .object(let related): row[key] = .toOne(related.objectID)
+                case .collection(let members):
+                    row[key] = .toMany(members.compactMap { if case .object(let o) = $0 { return o.objectID } else { return nil } })
+                case .null:
+                    row[key] = entity.relationship(named: path[0]) != nil && path.count == 1 ? .toOne(nil) : .attribute(nil)
+                }
+            }
+            return row
+        }
+    }
+
+    // MARK: - Implementation
+
+    private func fetchObjects(_ request: FetchRequest) throws(StrataError) -> [ManagedObject] {
+        let entityNames = try validate(request)
+        guard includesChanges(request, entityNames) else {
+            return try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: true)).map { materialize($0) }
+        }
+        // Unsaved changes take part: fetch every stored match, then replace changed objects by
+        // their in-memory state, add inserted ones, drop deleted ones, and order and window here.
+        let names = Set(entityNames)
+        let evaluator = objectEvaluator()
+        var result: [ManagedObject] = []
+        for record in try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: false)) {
+            let object = materialize(record)
+            if !object.hasChanges { result.append(object) }
+        }
+        for object in changed.values where names.contains(object.entity.name) && !object.isDeleted {
+            if request.predicate.map({ evaluator.evaluate($0, on: object) }) ?? true {
+                result.append(object)
+            }
+        }
+        result = RecordSorter.sort(result, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
+        if request.sortDescriptors.isEmpty { result.sort { $0.objectID < $1.objectID } }
+        return Array(AtomicStore.window(result, offset: request.fetchOffset, limit: request.fetchLimit))
+    }
+
+    private func includesChanges(_ request: FetchRequest, _ entityNames: [String]) -> Bool {
+        guard request.includesPendingChanges, !changed.isEmpty else { return false }
+        let names = Set(entityNames)
+        return changed.values.contains { names.contains($0.entity.name) && $0.hasChanges }
+    }
+
+    private func storeRequest(_ request: FetchRequest, _ entityNames: [String], windowed: Bool) -> StoreFetchRequest {
+        StoreFetchRequest(
+            entityNames: entityNames, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+            fetchLimit: windowed ? request.fetchLimit : 0, fetchOffset: windowed ? request.fetchOffset : 0)
+    }
+
+    /// The concrete entities a request covers, after checking its predicate and sort keys.
+    private func validate(_ request: FetchRequest) throws(StrataError) -> [String] {
+        let entity = try coordinator.entity(named: request.entityName)
+        if let predicate = request.predicate {
+            try PredicateValidator(schema: coordinator.schema).validate(predicate, for: entity)
+        }
+        for descriptor in request.sortDescriptors {
+            try PredicateValidator(schema: coordinator.schema).validateSortKey(descriptor.keyPath, for: entity)
+        }
+        let candidates = request.includesSubentities ? coordinator.schema.entityAndDescendants(of: entity.name) : [entity]
+        return candidates.filter { !$0.isAbstract }.map(\.name)
+    }
+
+    /// Loads the destinations of key paths for every object at once, instead of one by one.
+    private func prefetch(_ keyPaths: [String], for objects: [ManagedObject]) throws(StrataError) {
+        for keyPath in keyPaths {
+            var level = objects
+            for key in keyPath.split(separator: ".").map(String.init) {
+                var ids: [ObjectID] = []
+                for object in level {
+                    guard let relationship = object.entity.relationship(named: key) else {
+                        throw StrataError(.invalidPredicate, "cannot prefetch '\(keyPath)': \(object.entity.name) has no relationship '\(key)'")
+                    }
+                    object.fulfillFault()
+                    if relationship.isToMany {
+                        ids += object.toManyIDs[key] ?? []
+                    } else if let id = object.toOneIDs[key] {
+                        ids.append(id)
+                    }
+                }
+                let missing = ids.filter { registeredObject(for: $0)?.isFault ?? true }
+                var next: [ManagedObject] = []
+                var byStore: [String: [ObjectID]] = [:]
+                for id in missing where !id.isTemporary { byStore[id.storeIdentifier ?? "", default: []].append(id) }
+                for (storeID, storeIDs) in byStore {
+                    guard let store = coordinator.store(withIdentifier: storeID) else { continue }
+                    for record in try store.records(for: storeIDs).values { _ = materialize(record) }
+                }
+                for id in ids { next.append(materialize(id)) }
+                level = next
+            }
+        }
+    }
+
+    /// The predicate evaluator over this context's objects, with their unsaved values.
+    func objectEvaluator() -> PredicateEvaluator<ManagedObject> {
+        PredicateEvaluator(GraphAccessor<ManagedObject>(
+            entity: { $0.entity },
+            objectID: { $0.objectID },
+            attribute: { object, key in
+                object.fulfillFault()
+                return object.attributeValues[key]
+            },
+            toOne: { [unowned self] object, key in
+                object.fulfillFault()
+                return object.toOneIDs[key].map { self.materialize($0) }.flatMap { $0.isDeleted ? nil : $0 }
+            },
+            toMany: { [unowned self] object, key in
+                object.fulfillFault()
+                return (object.toManyIDs[key] ?? []).map { self.materialize($0) }.filter { !$0.isDeleted }
+            }))
+    }
+
+    static func attributeValue(_ value: PredicateValue) -> AttributeValue? {
+        switch value {
+        case .null, .array, .object: nil
+        case .bool(let v): .bool(v)
+        case .integer(let v): .integer(v)
+        case .double(let v): .double(v)
+        case .decimal(let v): .decimal(v)
+        case .string(let v): .string(v)
+        case .date(let v): .date(v)
+        case .data(let v): .binary(v)
+        case .uuid(let v): .uuid(v)
+        case .uri(let v): .uri(v)
+        }
+    }
+}

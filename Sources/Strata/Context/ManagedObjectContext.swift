@@ -1,0 +1,361 @@
+internal import Foundation
+internal import Synchronization
+internal import OrderedCollections
+
+/// A scratch pad of objects: insert, change and delete them, then save every change at once.
+///
+/// A context keeps one object per stored record (uniquing), tracks what changed, validates and
+/// applies delete rules on save, and can roll back, reset, undo and redo. It lives in one
+/// isolation domain and is not `Sendable`: create one per task (``PersistentContainer``'s
+/// `newBackgroundContext()` or `performBackgroundTask`) and pass ``ObjectID``s between them.
+///
+/// ```swift
+/// let context = container.newBackgroundContext()
+/// let todo = try context.insertObject(entityName: "Todo")
+/// todo["title"] = "Buy milk"
+/// try context.save()
+/// ```
+public final class ManagedObjectContext {
+    /// How a save treats rows that another context saved since this one read them.
+    public enum MergePolicy: Sendable, Hashable {
+        /// Fail with a `mergeConflict` error naming the objects (the default).
+        case error
+        /// This context's changes win: overwrite what is stored.
+        case objectTrump
+        /// What is stored wins: this context's conflicting objects are refreshed, dropping their
+        /// changes, and the rest is saved.
+        case storeTrump
+    }
+
+    public let coordinator: PersistentStoreCoordinator
+    /// A name for logs and debugging.
+    public var name: String?
+    public var mergePolicy: MergePolicy = .error
+    /// Undo and redo; nil (the default) keeps no history.
+    public var undoManager: UndoStack?
+    /// When true, changes saved by other contexts of the coordinator are merged into this one at
+    /// the start of its next operation (fetch, save, object lookup).
+    public var automaticallyMergesChangesFromParent = false {
+        didSet { updateMergeSubscription() }
+    }
+
+    let identifier = UUID()
+    /// Every object the context knows, weakly: unchanged objects live as long as the app keeps them.
+    private var registry: [ObjectID: WeakObject] = [:]
+    /// Objects with unsaved changes, kept alive until they are saved or rolled back.
+    var changed: [ObjectIdentifier: ManagedObject] = [:]
+    private var registrySweepThreshold = 1024
+    private var mergeSubscription: PersistentStoreCoordinator.ObserverToken?
+    private let inbox = MergeInbox()
+
+    public init(coordinator: PersistentStoreCoordinator) {
+        self.coordinator = coordinator
+    }
+
+    deinit {
+        if let mergeSubscription { coordinator.removeObserver(mergeSubscription) }
+    }
+
+    /// Runs `body` in this context's domain, as one undo group.
+    public func perform<T>(_ body: () throws -> T) rethrows -> T {
+        processPendingMerges()
+        if let undoManager { return try undoManager.group(body) }
+        return try body()
+    }
+
+    // MARK: - Registered objects
+
+    public var hasChanges: Bool { changed.values.contains { $0.hasChanges } }
+    public var insertedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isInserted && !$0.isDeleted }) }
+    public var updatedObjects: Set<ManagedObject> { Set(changed.values.filter(\.isUpdated)) }
+    public var deletedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isDeleted && !$0.isInserted }) }
+    /// Every object of the context that is still alive.
+    public var registeredObjects: Set<ManagedObject> {
+        Set(registry.values.compactMap(\.object)).union(changed.values)
+    }
+
+    func registeredObject(for id: ObjectID) -> ManagedObject? {
+        registry[id]?.object
+    }
+
+    private func register(_ object: ManagedObject) {
+        registry[object.objectID] = WeakObject(object)
+        object.managedObjectContext = self
+        if registry.count > registrySweepThreshold {
+            registry = registry.filter { $0.value.object != nil }
+            registrySweepThreshold = max(1024, registry.count * 2)
+        }
+    }
+
+    func unregister(_ object: ManagedObject) {
+        if registry[object.objectID]?.object === object { registry[object.objectID] = nil }
+        changed[ObjectIdentifier(object)] = nil
+        object.managedObjectContext = nil
+    }
+
+    /// Re-keys an object whose ID became permanent.
+    func reregister(_ object: ManagedObject, as id: ObjectID) {
+        registry[object.objectID] = nil
+        object.objectID = id
+        registry[id] = WeakObject(object)
+    }
+
+    /// Keeps an object with changes alive, or lets a clean one go.
+    func noteChange(_ object: ManagedObject) {
+        if object.hasChanges {
+            changed[ObjectIdentifier(object)] = object
+        } else {
+            changed[ObjectIdentifier(object)] = nil
+        }
+    }
+
+    /// Registers a new object as inserted, with its attributes' defaults.
+    func register(inserted object: ManagedObject) {
+        processPendingMerges()
+        object.isFault = false
+        for attribute in object.entity.attributes {
+            if let value = attribute.defaultValue { object.attributeValues[attribute.name] = value }
+        }
+        for key in object.entity.attributes.map(\.name) + object.entity.relationships.map(\.name) {
+            object.changedKeys.insert(key)
+        }
+        register(object)
+        markInserted(object, true)
+        object.awakeFromInsert()
+    }
+
+    // MARK: - Inserting, finding
+
+    /// Inserts a new object of `entityName` (an instance of the class bound to it, if any).
+    /// - Throws: `unknownEntity`, or `invalidData` for an abstract entity.
+    @discardableResult
+    public func insertObject(entityName: String) throws(StrataError) -> ManagedObject {
+        let entity = try coordinator.entity(named: entityName)
+        guard !entity.isAbstract else {
+            throw StrataError(.invalidData, "entity '\(entityName)' is abstract and cannot have objects of its own; insert one of its subentities (\(entity.subentityNames.joined(separator: ", ")))")
+        }
+        let object = coordinator.objectClass(for: entityName).init(entity: entity, objectID: ObjectID(temporaryFor: entityName))
+        if let undoManager {
+            undoManager.group { register(inserted: object) }
+        } else {
+            register(inserted: object)
+        }
+        return object
+    }
+
+    /// Inserts a new object of a class bound to an entity.
+    public func insert<T: ManagedObject>(_ type: T.Type) -> T {
+        let object: ManagedObject
+        do {
+            object = try insertObject(entityName: T.entityName)
+        } catch {
+            preconditionFailure("cannot insert a \(T.self): \(error)")
+        }
+        guard let typed = object as? T else {
+            preconditionFailure("\(T.self) is not registered with the coordinator for entity '\(T.entityName)'")
+        }
+        return typed
+    }
+
+    /// The object for an ID: the registered one, or a new fault that loads when first touched.
+    /// Use ``existingObject(with:)`` to check that the object exists.
+    public func object(with id: ObjectID) -> ManagedObject {
+        processPendingMerges()
+        return materialize(id)
+    }
+
+    func materialize(_ id: ObjectID) -> ManagedObject {
+        if let object = registry[id]?.object { return object }
+        guard let entity = coordinator.schema.entity(named: id.entityName) else {
+            preconditionFailure("object ID \(id) names entity '\(id.entityName)', which the model does not have")
+        }
+        let object = coordinator.objectClass(for: id.entityName).init(entity: entity, objectID: id)
+        register(object)
+        return object
+    }
+
+    /// Registers (or refreshes an unchanged) object from a stored record.
+    func materialize(_ record: StoreRecord) -> ManagedObject {
+        let object = materialize(record.objectID)
+        if object.isFault || (!object.hasChanges && object.committed?.version != record.version) {
+            let wasFault = object.isFault
+            object.apply(record)
+            if wasFault { object.awakeFromFetch() }
+        }
+        return object
+    }
+
+    /// The object for an ID, loaded; throws `objectNotFound` when no store holds it.
+    public func existingObject(with id: ObjectID) throws(StrataError) -> ManagedObject {
+        processPendingMerges()
+        if let object = registry[id]?.object, !object.isFault { return object }
+        if id.isTemporary {
+            throw StrataError(.objectNotFound, "no object with temporary ID \(id) is registered in this context")
+        }
+        guard let record = try coordinator.record(for: id) else {
+            throw StrataError(.objectNotFound, "no store holds \(id)")
+        }
+        return materialize(record)
+    }
+
+    func fulfillFault(_ object: ManagedObject) {
+        guard object.isFault else { return }
+        do {
+            if let record = try coordinator.record(for: object.objectID) {
+                object.apply(record)
+                object.awakeFromFetch()
+                return
+            }
+        } catch {
+            coordinator.logger.error("cannot load \(object.objectID): \(error)")
+        }
+        // The record is gone (deleted by another context or unreadable): the object reads as
+        // empty and deleted, rather than trapping.
+        object.isFault = false
+        object.isDeleted = true
+        object.committed = nil
+    }
+
+    // MARK: - Rollback, reset, refresh
+
+    /// Drops every unsaved change: inserted objects leave the context, others get their saved
+    /// values back. Clears the undo history.
+    public func rollback() {
+        for object in Array(changed.values) {
+            if object.isInserted {
+                object.isDeleted = true
+                unregister(object)
+            } else if let record = object.committed {
+                object.isDeleted = false
+                object.apply(record)
+                noteChange(object)
+            }
+        }
+        changed.removeAll()
+        undoManager?.removeAll()
+    }
+
+    /// Forgets every object: registered objects become unusable (their context is nil).
+    public func reset() {
+        for box in registry.values { box.object?.managedObjectContext = nil }
+        for object in changed.values { object.managedObjectContext = nil }
+        registry.removeAll()
+        changed.removeAll()
+        undoManager?.removeAll()
+    }
+
+    /// Reloads an object from the store: as a fault when `mergeChanges` is false (dropping its
+    /// unsaved changes), or keeping its unsaved changes on top of the stored values when true.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object.managedObjectContext === self, !object.isInserted else { return }
+        coordinator.evictCachedRecord(object.objectID)
+        if mergeChanges && object.hasChanges {
+            guard let record = try? coordinator.record(for: object.objectID) else { return }
+            merge(record, into: object)
+        } else {
+            object.isFault = true
+            object.isDeleted = false
+            object.attributeValues = [:]
+            object.toOneIDs = [:]
+            object.toManyIDs = [:]
+            object.changedKeys = []
+            noteChange(object)
+        }
+    }
+
+    /// Takes stored values for the keys the object has not changed; keeps its own changes.
+    func merge(_ record: StoreRecord, into object: ManagedObject) {
+        let local = object.changedKeys
+        let attributes = object.attributeValues
+        let toOne = object.toOneIDs
+        let toMany = object.toManyIDs
+        object.apply(record)
+        for key in local {
+            object.attributeValues[key] = attributes[key]
+            object.toOneIDs[key] = toOne[key]
+            object.toManyIDs[key] = toMany[key]
+            if object.differsFromCommitted(key) { object.changedKeys.insert(key) }
+        }
+        noteChange(object)
+    }
+
+    // MARK: - Undo
+
+    public func undo() {
+        processPendingMerges()
+        undoManager?.undo()
+    }
+
+    public func redo() {
+        processPendingMerges()
+        undoManager?.redo()
+    }
+
+    // MARK: - Merging other contexts' saves
+
+    private func updateMergeSubscription() {
+        if automaticallyMergesChangesFromParent, mergeSubscription == nil {
+            let inbox = self.inbox
+            let source = identifier
+            mergeSubscription = coordinator.addSaveObserver { notification in
+                if notification.sourceContext != source { inbox.post(notification) }
+            }
+        } else if !automaticallyMergesChangesFromParent, let token = mergeSubscription {
+            coordinator.removeObserver(token)
+            mergeSubscription = nil
+        }
+    }
+
+    /// Merges saves posted since the last operation (automatic merging).
+    func processPendingMerges() {
+        guard mergeSubscription != nil else { return }
+        for notification in inbox.take() { mergeChanges(from: notification) }
+    }
+
+    /// Brings another context's save into this one: inserted objects can now be fetched,
+    /// updated objects take the saved values (keeping this context's own unsaved changes on
+    /// top), deleted objects leave the context.
+    public func mergeChanges(from notification: SaveNotification) {
+        for id in notification.deleted {
+            guard let object = registry[id]?.object else { continue }
+            object.isDeleted = true
+            object.isFault = false
+            unregister(object)
+        }
+        for (id, record) in notification.records {
+            guard let object = registry[id]?.object, !object.isFault else { continue }
+            if object.hasChanges {
+                merge(record, into: object)
+            } else {
+                object.apply(record)
+            }
+        }
+    }
+}
+
+/// A weak reference to a registered object.
+struct WeakObject {
+    weak var object: ManagedObject?
+    init(_ object: ManagedObject) { self.object = object }
+}
+
+/// Saves posted by the coordinator (from any task) until the context takes them (in its own).
+final class MergeInbox: Sendable {
+    private let pending = Mutex<[SaveNotification]>([])
+
+    func post(_ notification: SaveNotification) {
+        pending.withLock { $0.append(notification) }
+    }
+
+    func take() -> [SaveNotification] {
+        pending.withLock { pending in
+            let taken = pending
+            pending.removeAll()
+            return taken
+        }
+    }
+}
+
+/// Contexts stay in one isolation domain; send `ObjectID`s and snapshots between them.
+@available(*, unavailable)
+extension ManagedObjectContext: @unchecked Sendable {}

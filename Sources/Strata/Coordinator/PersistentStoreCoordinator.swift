@@ -1,0 +1,424 @@
+public import Foundation
+public import Logging
+internal import Synchronization
+
+/// Where a coordinator finds a store: its type, its file, the configuration it holds, options.
+public struct StoreDescription: Sendable, Hashable {
+    public var type: StoreType
+    /// The file; nil for an in-memory store.
+    public var url: URL?
+    /// A configuration of the model (a subset of its entities); nil for every entity.
+    public var configurationName: String?
+    public var options: [String: String]
+
+    public init(type: StoreType, url: URL? = nil, configurationName: String? = nil, options: [String: String] = [:]) {
+        self.type = type
+        self.url = url
+        self.configurationName = configurationName
+        self.options = options
+    }
+
+    public static func inMemory(configurationName: String? = nil) -> StoreDescription {
+        StoreDescription(type: .inMemory, configurationName: configurationName)
+    }
+}
+
+/// What one save changed, as IDs and new records: `Sendable`, for other contexts to merge.
+public struct SaveNotification: Sendable {
+    public var inserted: Set<ObjectID>
+    public var updated: Set<ObjectID>
+    public var deleted: Set<ObjectID>
+    /// The keys each updated object changed.
+    public var changedKeys: [ObjectID: Set<String>]
+    /// The saved state of every inserted and updated object.
+    public var records: [ObjectID: StoreRecord]
+    /// The context that saved.
+    public var sourceContext: UUID?
+}
+
+/// The center of a stack: owns the model and the stores, routes each entity to its store, keeps
+/// a cache of saved rows, hands out permanent IDs, and broadcasts each save.
+///
+/// A coordinator is `Sendable`: share one between every context and task.
+public final class PersistentStoreCoordinator: Sendable {
+    public let schema: Schema
+    public let storeTypes: StoreTypeRegistry
+    /// Transformers for `transformable` attributes, by the names the model uses.
+    public let valueTransformers = ValueTransformerRegistry()
+    public let logger: Logger
+
+    private struct State {
+        var stores: [any PersistentStore] = []
+        var classes: [String: ManagedObject.Type] = [:]
+        var observers: [UUID: @Sendable (SaveNotification) -> Void] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let rowCache = Mutex(RowCache(capacity: 100_000))
+
+    /// - Parameters:
+    ///   - storeTypes: the store types this coordinator can open (the in-memory store always).
+    ///   - classes: `ManagedObject` subclasses, each bound to the entity its `entityName` names.
+    public init(
+        schema: Schema, storeTypes: StoreTypeRegistry = StoreTypeRegistry(), classes: [ManagedObject.Type] = [],
+        logger: Logger = Logger(label: "strata")
+    ) {
+        self.schema = schema
+        self.storeTypes = storeTypes
+        self.logger = logger
+        for type in classes { register(type) }
+    }
+
+    /// Binds a `ManagedObject` subclass to the entity its `entityName` names.
+    public func register(_ type: ManagedObject.Type) {
+        let name = type.entityName
+        precondition(schema.entity(named: name) != nil, "\(type).entityName is '\(name)', which the model '\(schema.name)' does not have")
+        state.withLock { $0.classes[name] = type }
+    }
+
+    func objectClass(for entityName: String) -> ManagedObject.Type {
+        state.withLock { $0.classes[entityName] } ?? ManagedObject.self
+    }
+
+    func entity(named name: String) throws(StrataError) -> EntityDescription {
+        guard let entity = schema.entity(named: name) else {
+            throw StrataError(.unknownEntity, "the model '\(schema.name)' has no entity '\(name)'\(Suggestion.didYouMean(name, in: schema.entities.map(\.name)))")
+        }
+        return entity
+    }
+
+    // MARK: - Stores
+
+    public var stores: [any PersistentStore] { state.withLock { $0.stores } }
+
+    /// Opens a store and adds it. A store written with another model is refused with an error
+    /// naming the entities that differ; a store that cannot honour the model, with the reasons.
+    @discardableResult
+    public func addStore(_ description: StoreDescription) throws(StrataError) -> any PersistentStore {
+        if let name = description.configurationName, schema.configuration(named: name) == nil {
+            throw StrataError(.invalidConfiguration, "the model has no configuration '\(name)'\(Suggestion.didYouMean(name, in: schema.configurations.map(\.name)))")
+        }
+        let factory = try storeTypes.factory(for: description.type)
+        let unsupported = factory.unsupportedFeatures(of: schema, configurationName: description.configurationName)
+        guard unsupported.isEmpty else {
+            throw StrataError(.unsupportedModel, "a \(description.type) store cannot hold model '\(schema.name)': \(unsupported.joined(separator: "; "))")
+        }
+        let store = try factory.open(url: description.url, schema: schema, configurationName: description.configurationName, options: description.options)
+        state.withLock { $0.stores.append(store) }
+        logger.debug("added store", metadata: ["type": "\(description.type)", "url": "\(description.url?.path ?? "-")"])
+        return store
+    }
+
+    public func removeStore(_ store: any PersistentStore) {
+        state.withLock { $0.stores.removeAll { $0 === store } }
+        rowCache.withLock { $0.removeAll() }
+    }
+
+    /// The store that holds `entityName`: the first whose configuration includes the entity
+    /// or one of its ancestors (a store without configuration holds every entity).
+    public func store(forEntity entityName: String) throws(StrataError) -> any PersistentStore {
+        let stores = self.stores
+        let entity = try entity(named: entityName)
+        let lineage = Set([entityName] + entity.ancestorNames)
+        for store in stores {
+            guard let configuration = store.configurationName else { return store }
+            if let entities = schema.configuration(named: configuration)?.entityNames, entities.contains(where: lineage.contains) {
+                return store
+            }
+        }
+        throw StrataError(.noStore, stores.isEmpty
+            ? "the coordinator has no store; add one with addStore(_:)"
+            : "no store of the coordinator holds entity '\(entityName)'; add a store whose configuration includes it")
+    }
+
+    func store(withIdentifier identifier: String?) -> (any PersistentStore)? {
+        stores.first { $0.metadata.storeIdentifier == identifier }
+    }
+
+    /// The metadata of a store file, without opening a stack. The type is found from the file
+    /// when not given.
+    public static func metadataForStore(at url: URL, type: StoreType? = nil, storeTypes: StoreTypeRegistry = StoreTypeRegistry()) throws(StrataError) -> StoreMetadata {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw StrataError(.storeIO, "no store at '\(url.relativePath)'")
+        }
+        let storeType: StoreType
+        if let type { storeType = type } else { storeType = try storeTypes.type(of: url) }
+        return try storeTypes.factory(for: storeType).metadata(at: url)
+    }
+
+    /// Sets (or, with nil, removes) an app-defined metadata key of a store and writes it.
+    public func setMetadata(_ value: String?, forKey key: String, in store: any PersistentStore) throws(StrataError) {
+        var custom = store.metadata.custom
+        custom[key] = value
+        try store.setCustomMetadata(custom)
+    }
+
+    /// The ID for a URI from ``ObjectID/uriRepresentation``, if a store of this coordinator holds
+    /// its entity and the store identifier matches.
+    public func objectID(forURIRepresentation uri: URL) -> ObjectID? {
+        guard let id = ObjectID(uri: uri), schema.entity(named: id.entityName) != nil else { return nil }
+        if id.isTemporary { return id }
+        return store(withIdentifier: id.storeIdentifier) != nil ? id : nil
+    }
+
+    /// An ID for a primary key of an entity in the store that holds it.
+    public func objectID(entityName: String, primaryKey: Int64) throws(StrataError) -> ObjectID {
+        let store = try store(forEntity: entityName)
+        return ObjectID(entityName: entityName, storeIdentifier: store.metadata.storeIdentifier, primaryKey: primaryKey)
+    }
+
+    // MARK: - Reading
+
+    /// The saved state of an object: from the row cache, else from its store.
+    public func record(for id: ObjectID) throws(StrataError) -> StoreRecord? {
+        if let cached = rowCache.withLock({ $0[id] }) { return cached }
+        guard !id.isTemporary, let store = store(withIdentifier: id.storeIdentifier) else { return nil }
+        let record = try store.records(for: [id])[id]
+        if let record { rowCache.withLock { $0.insert(record) } }
+        return record
+    }
+
+    func evictCachedRecord(_ id: ObjectID) {
+        rowCache.withLock { $0.remove(id) }
+    }
+
+    /// Records matching a request across the stores that hold its entities, in order.
+    func fetchRecords(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord] {
+        let parts = try split(request)
+        if parts.count == 1 {
+            let records = try parts[0].store.fetch(parts[0].request)
+            rowCache.withLock { cache in for record in records { cache.insert(record) } }
+            return records
+        }
+        // Entities spread over stores: fetch each whole, then order and window together.
+        var records: [StoreRecord] = []
+        for part in parts {
+            var whole = part.request
+            whole.fetchLimit = 0
+            whole.fetchOffset = 0
+            records += try part.store.fetch(whole)
+        }
+        rowCache.withLock { cache in for record in records { cache.insert(record) } }
+        let evaluator = recordEvaluator()
+        records = RecordSorter.sort(records, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
+        return Array(AtomicStore.window(records, offset: request.fetchOffset, limit: request.fetchLimit))
+    }
+
+    func countRecords(_ request: StoreFetchRequest) throws(StrataError) -> Int {
+        let parts = try split(request)
+        if parts.count == 1 { return try parts[0].store.count(parts[0].request) }
+        var total = 0
+        for part in parts {
+            var whole = part.request
+            whole.fetchLimit = 0
+            whole.fetchOffset = 0
+            total += try part.store.count(whole)
+        }
+        let afterOffset = max(0, total - request.fetchOffset)
+        return request.fetchLimit > 0 ? min(afterOffset, request.fetchLimit) : afterOffset
+    }
+
+    private func split(_ request: StoreFetchRequest) throws(StrataError) -> [(store: any PersistentStore, request: StoreFetchRequest)] {
+        var parts: [(store: any PersistentStore, request: StoreFetchRequest)] = []
+        for entityName in request.entityNames {
+            let store = try store(forEntity: entityName)
+            if let index = parts.firstIndex(where: { $0.store === store }) {
+                parts[index].request.entityNames.append(entityName)
+            } else {
+                var part = request
+                part.entityNames = [entityName]
+                parts.append((store, part))
+            }
+        }
+        if parts.isEmpty { parts.append((try store(forEntity: request.entityNames.first ?? ""), request)) }
+        return parts
+    }
+
+    /// An evaluator over records, loading related records through the row cache and stores.
+    func recordEvaluator() -> PredicateEvaluator<StoreRecord> {
+        let schema = self.schema
+        return PredicateEvaluator(GraphAccessor<StoreRecord>(
+            entity: { schema.entity(named: $0.objectID.entityName)! },
+            objectID: { $0.objectID },
+            attribute: { $0.attributes[$1] },
+            toOne: { [self] record, key in record.toOne[key].flatMap { try? self.record(for: $0) } },
+            toMany: { [self] record, key in (record.toMany[key] ?? []).compactMap { try? self.record(for: $0) } }))
+    }
+
+    // MARK: - Saving
+
+    /// What a context hands over to save: records with temporary IDs for inserted objects.
+    struct Changes {
+        var inserted: [(record: StoreRecord, requestedKey: Int64?)]
+        var updated: [(record: StoreRecord, changedKeys: Set<String>)]
+        var deleted: [(objectID: ObjectID, version: Int64)]
+    }
+
+    struct SaveOutcome {
+        /// The permanent ID of every inserted object, by its temporary ID.
+        var permanentIDs: [ObjectID: ObjectID]
+        /// The saved record of every inserted and updated object, by permanent ID.
+        var records: [ObjectID: StoreRecord]
+    }
+
+    /// Checks uniqueness constraints of a changeset against stored data without saving.
+    func uniquenessViolations(_ changes: Changes) throws(StrataError) -> [ValidationFailure] {
+        var failures: [ValidationFailure] = []
+        for (store, changeset) in try route(changes, permanentIDs: [:]) {
+            failures += store.uniquenessViolations(changeset)
+        }
+        return failures
+    }
+
+    /// Makes IDs permanent, saves each store's part, caches the new rows and broadcasts.
+    func save(_ changes: Changes, overwritesConflicts: Bool, from context: UUID?) throws(StrataError) -> SaveOutcome {
+        var permanentIDs: [ObjectID: ObjectID] = [:]
+        var byRoot: [String: [(ObjectID, Int64?)]] = [:]
+        for (record, requestedKey) in changes.inserted {
+            let root = try entity(named: record.objectID.entityName).rootName
+            byRoot[root, default: []].append((record.objectID, requestedKey))
+        }
+        for (root, members) in byRoot {
+            let store = try store(forEntity: root)
+            let needed = members.filter { $0.1 == nil }.count
+            var keys = needed > 0 ? try store.allocatePrimaryKeys(rootEntity: root, count: needed)[...] : []
+            var requested: Set<Int64> = []
+            for (temporary, requestedKey) in members {
+                let key: Int64
+                if let requestedKey {
+                    guard requested.insert(requestedKey).inserted else {
+                        throw StrataError(.validationFailed, "two new \(root) objects ask for primary key \(requestedKey)")
+                    }
+                    key = requestedKey
+                } else {
+                    key = keys.removeFirst()
+                }
+                permanentIDs[temporary] = ObjectID(entityName: temporary.entityName, storeIdentifier: store.metadata.storeIdentifier, primaryKey: key)
+            }
+        }
+        var versions: [ObjectID: Int64] = [:]
+        var saved: [ObjectID: StoreRecord] = [:]
+        let routed = try route(changes, permanentIDs: permanentIDs)
+        for (store, changeset) in routed {
+            var part = changeset
+            part.overwritesConflicts = overwritesConflicts
+            let newVersions = try store.save(part)
+            versions.merge(newVersions) { $1 }
+            for var record in part.inserted + part.updated {
+                record.version = newVersions[record.objectID] ?? record.version
+                saved[record.objectID] = record
+            }
+        }
+        let deleted = Set(changes.deleted.map(\.objectID))
+        rowCache.withLock { cache in
+            for record in saved.values { cache.insert(record) }
+            for id in deleted { cache.remove(id) }
+        }
+        var changedKeys: [ObjectID: Set<String>] = [:]
+        for (record, keys) in changes.updated { changedKeys[record.objectID] = keys }
+        let notification = SaveNotification(
+            inserted: Set(permanentIDs.values), updated: Set(changes.updated.map(\.record.objectID)),
+            deleted: deleted, changedKeys: changedKeys, records: saved, sourceContext: context)
+        post(notification)
+        logger.debug("saved", metadata: ["inserted": "\(changes.inserted.count)", "updated": "\(changes.updated.count)", "deleted": "\(changes.deleted.count)"])
+        return SaveOutcome(permanentIDs: permanentIDs, records: saved)
+    }
+
+    /// Splits changes by store, with temporary IDs replaced by permanent ones everywhere.
+    private func route(_ changes: Changes, permanentIDs: [ObjectID: ObjectID]) throws(StrataError) -> [(any PersistentStore, StoreChangeset)] {
+        func map(_ id: ObjectID) -> ObjectID { permanentIDs[id] ?? id }
+        func map(_ record: StoreRecord) -> StoreRecord {
+            guard !permanentIDs.isEmpty else { return record }
+            var record = record
+            record.objectID = map(record.objectID)
+            record.toOne = record.toOne.mapValues(map)
+            record.toMany = record.toMany.mapValues { $0.map(map) }
+            return record
+        }
+        var parts: [(store: any PersistentStore, changes: StoreChangeset)] = []
+        func part(for entityName: String) throws(StrataError) -> Int {
+            let store = try store(forEntity: entityName)
+            if let index = parts.firstIndex(where: { $0.store === store }) { return index }
+            parts.append((store, StoreChangeset()))
+            return parts.count - 1
+        }
+        for (record, _) in changes.inserted {
+            try parts[part(for: record.objectID.entityName)].changes.inserted.append(map(record))
+        }
+        for (record, _) in changes.updated {
+            try parts[part(for: record.objectID.entityName)].changes.updated.append(map(record))
+        }
+        for deleted in changes.deleted {
+            try parts[part(for: deleted.objectID.entityName)].changes.deleted.append(deleted)
+        }
+        return parts.map { ($0.store, $0.changes) }
+    }
+
+    // MARK: - Save notifications
+
+    /// Identifies an observer for ``removeObserver(_:)``.
+    public struct ObserverToken: Sendable, Hashable {
+        let id: UUID
+    }
+
+    /// Calls `callback` after every save, on the saving task.
+    @discardableResult
+    public func addSaveObserver(_ callback: @escaping @Sendable (SaveNotification) -> Void) -> ObserverToken {
+        let id = UUID()
+        state.withLock { $0.observers[id] = callback }
+        return ObserverToken(id: id)
+    }
+
+    public func removeObserver(_ token: ObserverToken) {
+        state.withLock { $0.observers[token.id] = nil }
+    }
+
+    /// Every save from now on, as an async sequence; it ends when the task iterating it is
+    /// cancelled.
+    public func saveNotifications() -> AsyncStream<SaveNotification> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SaveNotification.self)
+        let token = addSaveObserver { continuation.yield($0) }
+        continuation.onTermination = { [weak self] _ in self?.removeObserver(token) }
+        return stream
+    }
+
+    private func post(_ notification: SaveNotification) {
+        let observers = state.withLock { Array($0.observers.values) }
+        for observer in observers { observer(notification) }
+    }
+}
+
+/// A bounded cache of saved rows: two generations, so the most recently used rows stay while
+/// memory stays within twice the capacity.
+struct RowCache {
+    let capacity: Int
+    private var young: [ObjectID: StoreRecord] = [:]
+    private var old: [ObjectID: StoreRecord] = [:]
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    subscript(id: ObjectID) -> StoreRecord? {
+        young[id] ?? old[id]
+    }
+
+    mutating func insert(_ record: StoreRecord) {
+        if young.count >= capacity {
+            old = young
+            young = [:]
+        }
+        young[record.objectID] = record
+        old[record.objectID] = nil
+    }
+
+    mutating func remove(_ id: ObjectID) {
+        young[id] = nil
+        old[id] = nil
+    }
+
+    mutating func removeAll() {
+        young = [:]
+        old = [:]
+    }
+}

@@ -1,0 +1,98 @@
+/// An error from the object graph, a coordinator or a store: a code to match on, a message for
+/// the person at the terminal, and the context that locates the problem.
+public struct StrataError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable, Codable {
+        /// A save found objects that break the model's rules; `failures` lists every one.
+        case validationFailed
+        /// A save would overwrite rows changed since they were read (optimistic locking).
+        case mergeConflict
+        /// The model names no such entity, or the entity no such property.
+        case unknownEntity
+        case unknownProperty
+        /// A predicate or sort refers to something the entity does not have, or is malformed.
+        case invalidPredicate
+        /// An object ID or URI that no store of the coordinator holds.
+        case objectNotFound
+        case invalidObjectID
+        /// The store was written with a different model.
+        case incompatibleModel
+        /// The store cannot honour part of the model (capabilities).
+        case unsupportedModel
+        /// The store file is damaged, truncated or not a Strata store.
+        case corruptStore
+        /// The store file could not be read, created or written.
+        case storeIO
+        /// No store of this type is known, or none holds the entity.
+        case noStore
+        /// A store description, configuration file or option is invalid.
+        case invalidConfiguration
+        /// An import file (the JSON data format) is malformed or refers to missing objects.
+        case invalidData
+    }
+
+    public var code: Code
+    public var message: String
+    /// For `validationFailed` and `mergeConflict`: every object that failed, with its reason.
+    public var failures: [ValidationFailure]
+    /// The file involved, with a line and column where the text allows.
+    public var file: String?
+    public var location: SourceLocation?
+
+    public init(
+        _ code: Code, _ message: String, failures: [ValidationFailure] = [],
+        file: String? = nil, location: SourceLocation? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.failures = failures
+        self.file = file
+        self.location = location
+    }
+
+    public var description: String {
+        var text = ""
+        if let file {
+            text += file
+            if let location { text += ":\(location)" }
+            text += ": "
+        }
+        text += message
+        for failure in failures { text += "\n  " + failure.description }
+        return text
+    }
+}
+
+/// One rule one object broke, found by a save's validation.
+public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable, Codable {
+        case missingValue
+        case belowMinimum
+        case aboveMaximum
+        case outOfRange
+        case tooShort
+        case tooLong
+        case patternMismatch
+        case tooFewObjects
+        case tooManyObjects
+        case notUnique
+        case deleteDenied
+        case conflict
+    }
+
+    public var code: Code
+    public var objectID: ObjectID
+    /// The property the rule is about, when there is one.
+    public var key: String?
+    public var message: String
+
+    public init(code: Code, objectID: ObjectID, key: String?, message: String) {
+        self.code = code
+        self.objectID = objectID
+        self.key = key
+        self.message = message
+    }
+
+    public var description: String {
+        "\(objectID)\(key.map { ".\($0)" } ?? ""): \(message)"
+    }
+}

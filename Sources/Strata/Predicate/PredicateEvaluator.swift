@@ -1,0 +1,373 @@
+internal import Foundation
+
+/// How the evaluator walks an object graph: managed objects in a context, or stored records in
+/// an atomic store. Both give the same answers because both go through this one evaluator.
+package struct GraphAccessor<Subject> {
+    package var entity: (Subject) -> EntityDescription
+    package var objectID: (Subject) -> ObjectID
+    package var attribute: (Subject, String) -> AttributeValue?
+    package var toOne: (Subject, String) -> Subject?
+    package var toMany: (Subject, String) -> [Subject]
+
+    package init(
+        entity: @escaping (Subject) -> EntityDescription,
+        objectID: @escaping (Subject) -> ObjectID,
+        attribute: @escaping (Subject, String) -> AttributeValue?,
+        toOne: @escaping (Subject, String) -> Subject?,
+        toMany: @escaping (Subject, String) -> [Subject]
+    ) {
+        self.entity = entity
+        self.objectID = objectID
+        self.attribute = attribute
+        self.toOne = toOne
+        self.toMany = toMany
+    }
+}
+
+/// A value met while evaluating: nothing, a constant, an object, or a collection of values.
+package enum EvaluatedValue<Subject> {
+    case null
+    case scalar(PredicateValue)
+    case object(Subject)
+    case collection([EvaluatedValue])
+}
+
+/// Evaluates predicates and key paths in memory, with the semantics every store must share:
+///
+/// - A comparison with nil on one side only is false, except `!=`, which is true; ordering
+///   comparisons with nil are false. So `NOT (pages < 100)` holds when `pages` is nil.
+/// - `ANY` over an empty collection is false; `ALL` and `NONE` are true. A to-many key path
+///   compared without a modifier behaves as `ANY` (`tags.name == "home"`), except with
+///   `CONTAINS`/`IN`, which test membership.
+/// - Numbers compare by value across integer, floating-point and decimal types; booleans are 0
+///   and 1. Dates compare as instants. NaN equals NaN and is neither less nor greater than any
+///   number.
+/// - Strings follow Swift `String` semantics (canonical equivalence), with `[c]` and `[d]`; see
+///   ``StringMatching``.
+/// - `@count` counts, `@sum` adds (0 for an empty collection), `@avg`, `@min` and `@max` are nil
+///   for an empty collection; nil members are skipped.
+package struct PredicateEvaluator<Subject> {
+    package let access: GraphAccessor<Subject>
+
+    package init(_ access: GraphAccessor<Subject>) {
+        self.access = access
+    }
+
+    package func evaluate(_ predicate: Predicate, on subject: Subject) -> Bool {
+        evaluate(predicate, on: subject, variables: [:])
+    }
+
+    /// The value of a key path (`author.name`) from an object, for sorting and dictionaries.
+    package func value(ofKeyPath path: [String], on subject: Subject) -> EvaluatedValue<Subject> {
+        walk(.object(subject), path[...])
+    }
+
+    private func evaluate(_ predicate: Predicate, on subject: Subject, variables: [String: EvaluatedValue<Subject>]) -> Bool {
+        switch predicate {
+        case .constant(let value):
+            return value
+        case .and(let predicates):
+            return predicates.allSatisfy { evaluate($0, on: subject, variables: variables) }
+        case .or(let predicates):
+            return predicates.contains { evaluate($0, on: subject, variables: variables) }
+        case .not(let inner):
+            return !evaluate(inner, on: subject, variables: variables)
+        case .comparison(let comparison):
+            return evaluate(comparison, on: subject, variables: variables)
+        }
+    }
+
+    private func evaluate(_ comparison: Comparison, on subject: Subject, variables: [String: EvaluatedValue<Subject>]) -> Bool {
+        let left = value(of: comparison.left, on: subject, variables: variables)
+        let right = value(of: comparison.right, on: subject, variables: variables)
+        let holds = { (element: EvaluatedValue<Subject>) in
+            self.test(element, comparison.op, right, comparison.options)
+        }
+        switch comparison.modifier {
+        case .any:
+            return elements(of: left).contains(where: holds)
+        case .all:
+            return elements(of: left).allSatisfy(holds)
+        case .none:
+            return !elements(of: left).contains(where: holds)
+        case .direct:
+            // A collection on the left: CONTAINS tests membership (in `test`); every other
+            // operator applies to any member, as SQL's join semantics do.
+            if case .collection(let members) = left, comparison.op != .contains {
+                return members.contains(where: holds)
+            }
+            return holds(left)
+        }
+    }
+
+    // MARK: - Expressions
+
+    private func value(of expression: Expression, on subject: Subject, variables: [String: EvaluatedValue<Subject>]) -> EvaluatedValue<Subject> {
+        switch expression {
+        case .constant(let constant):
+            return Self.lift(constant)
+        case .keyPath(let path):
+            return walk(.object(subject), path[...])
+        case .evaluatedObject:
+            return .object(subject)
+        case .variable(let name, let path):
+            return walk(variables[name] ?? .null, path[...])
+        case .array(let expressions):
+            return .collection(expressions.map { value(of: $0, on: subject, variables: variables) })
+        case .subquery(let collection, let variable, let predicate, let path):
+            let members = elements(of: value(of: collection, on: subject, variables: variables))
+            // As in NSPredicate, the inner predicate is evaluated on each member, with the
+            // variable bound to it.
+            let matching = members.filter { member in
+                var scope = variables
+                scope[variable] = member
+                if case .object(let object) = member { return evaluate(predicate, on: object, variables: scope) }
+                return evaluate(predicate, on: subject, variables: scope)
+            }
+            return walk(.collection(matching), path[...])
+        }
+    }
+
+    private static func lift(_ constant: PredicateValue) -> EvaluatedValue<Subject> {
+        switch constant {
+        case .null: .null
+        case .array(let values): .collection(values.map(lift))
+        default: .scalar(constant)
+        }
+    }
+
+    private func walk(_ start: EvaluatedValue<Subject>, _ path: ArraySlice<String>) -> EvaluatedValue<Subject> {
+        guard let key = path.first else { return start }
+        let rest = path.dropFirst()
+        if key.hasPrefix("@") {
+            return aggregate(key, elements(of: start), rest)
+        }
+        switch start {
+        case .null, .scalar:
+            return .null
+        case .object(let object):
+            let entity = access.entity(object)
+            if let relationship = entity.relationship(named: key) {
+                if relationship.isToMany {
+                    return walk(.collection(access.toMany(object, key).map { .object($0) }), rest)
+                }
+                return walk(access.toOne(object, key).map { .object($0) } ?? .null, rest)
+            }
+            if key == "self" || key == "SELF" { return walk(start, rest) }
+            return walk(access.attribute(object, key).map { .scalar(PredicateValue($0)) } ?? .null, rest)
+        case .collection(let members):
+            var result: [EvaluatedValue<Subject>] = []
+            for member in members {
+                let value = walk(member, path)
+                if case .collection(let nested) = value {
+                    result += nested
+                } else {
+                    result.append(value)
+                }
+            }
+            return .collection(result)
+        }
+    }
+
+    private func aggregate(_ operation: String, _ members: [EvaluatedValue<Subject>], _ rest: ArraySlice<String>) -> EvaluatedValue<Subject> {
+        if operation == "@count" {
+            return walk(.scalar(.integer(Int64(members.count))), rest)
+        }
+        let values: [PredicateValue] = members.compactMap { member in
+            if case .scalar(let value) = walk(member, rest) { return value }
+            return nil
+        }
+        switch operation {
+        case "@sum":
+            return .scalar(Self.sum(values))
+        case "@avg":
+            guard !values.isEmpty else { return .null }
+            let total = values.compactMap(Self.doubleValue).reduce(0, +)
+            return .scalar(.double(total / Double(values.count)))
+        case "@min", "@max":
+            var best: PredicateValue?
+            for value in values {
+                guard let current = best else {
+                    best = value
+                    continue
+                }
+                if let order = Self.order(value, current, []), operation == "@min" ? order < 0 : order > 0 {
+                    best = value
+                }
+            }
+            return best.map { .scalar($0) } ?? .null
+        default:
+            return .null
+        }
+    }
+
+    /// Integers add exactly while they fit; anything else adds as a double.
+    private static func sum(_ values: [PredicateValue]) -> PredicateValue {
+        var integerTotal: Int64 = 0
+        var exact = true
+        for value in values {
+            guard case .integer(let integer) = value else {
+                exact = false
+                break
+            }
+            let (total, overflow) = integerTotal.addingReportingOverflow(integer)
+            if overflow {
+                exact = false
+                break
+            }
+            integerTotal = total
+        }
+        if exact { return .integer(integerTotal) }
+        if values.allSatisfy({ if case .decimal = $0 { true } else if case .integer = $0 { true } else { false } }) {
+            var total = Decimal(0)
+            for value in values {
+                if case .decimal(let d) = value { total += d }
+                if case .integer(let i) = value { total += Decimal(i) }
+            }
+            return .decimal(total)
+        }
+        return .double(values.compactMap(doubleValue).reduce(0, +))
+    }
+
+    private func elements(of value: EvaluatedValue<Subject>) -> [EvaluatedValue<Subject>] {
+        switch value {
+        case .null: []
+        case .collection(let members): members
+        default: [value]
+        }
+    }
+
+    // MARK: - Comparing
+
+    private func scalar(_ value: EvaluatedValue<Subject>) -> PredicateValue? {
+        switch value {
+        case .null: .null
+        case .scalar(let scalar): scalar
+        case .object(let object): .object(access.objectID(object))
+        case .collection: nil
+        }
+    }
+
+    private func test(_ left: EvaluatedValue<Subject>, _ op: ComparisonOperator, _ right: EvaluatedValue<Subject>, _ options: ComparisonOptions) -> Bool {
+        switch op {
+        case .in:
+            if case .collection(let members) = right {
+                return members.contains { test(left, .equal, $0, options) }
+            }
+            if let l = scalar(left), let r = scalar(right), case .string(let needle) = l, case .string(let haystack) = r {
+                return StringMatching.contains(haystack, needle, options)
+            }
+            return false
+        case .between:
+            guard case .collection(let bounds) = right, bounds.count == 2 else { return false }
+            return test(left, .greaterThanOrEqual, bounds[0], options) && test(left, .lessThanOrEqual, bounds[1], options)
+        case .contains:
+            if case .collection(let members) = left {
+                return members.contains { test($0, .equal, right, options) }
+            }
+        default:
+            break
+        }
+        guard let l = scalar(left), let r = scalar(right) else { return false }
+        return Self.compare(l, op, r, options)
+    }
+
+    /// One comparison of two constants, with the nil rules of the type's documentation.
+    package static func compare(_ l: PredicateValue, _ op: ComparisonOperator, _ r: PredicateValue, _ options: ComparisonOptions) -> Bool {
+        if l == .null || r == .null {
+            switch op {
+            case .equal: return l == r
+            case .notEqual: return l != r
+            default: return false
+            }
+        }
+        switch op {
+        case .equal:
+            return order(l, r, options) == 0
+        case .notEqual:
+            return order(l, r, options) != 0
+        case .lessThan:
+            return order(l, r, options).map { $0 < 0 } ?? false
+        case .lessThanOrEqual:
+            return order(l, r, options).map { $0 <= 0 } ?? false
+        case .greaterThan:
+            return order(l, r, options).map { $0 > 0 } ?? false
+        case .greaterThanOrEqual:
+            return order(l, r, options).map { $0 >= 0 } ?? false
+        case .contains, .beginsWith, .endsWith, .like, .matches, .in:
+            guard case .string(let string) = l, case .string(let operand) = r else { return false }
+            switch op {
+            case .contains, .in: return StringMatching.contains(string, operand, options)
+            case .beginsWith: return StringMatching.beginsWith(string, operand, options)
+            case .endsWith: return StringMatching.endsWith(string, operand, options)
+            case .like: return StringMatching.like(string, operand, options)
+            default: return StringMatching.matches(string, operand, options)
+            }
+        case .between:
+            return false
+        }
+    }
+
+    /// -1, 0 or 1; nil when the two cannot be ordered (different kinds, NaN against a number).
+    /// NaN equals NaN so that a stored NaN can be found again.
+    package static func order(_ l: PredicateValue, _ r: PredicateValue, _ options: ComparisonOptions) -> Int? {
+        switch (l, r) {
+        case (.string(let a), .string(let b)):
+            return StringMatching.compare(a, b, options)
+        case (.date(let a), .date(let b)):
+            return a == b ? 0 : a < b ? -1 : 1
+        case (.object(let a), .object(let b)):
+            return a == b ? 0 : a < b ? -1 : 1
+        case (.uuid(let a), .uuid(let b)):
+            return a == b ? 0 : a.uuidString < b.uuidString ? -1 : 1
+        case (.data(let a), .data(let b)):
+            return a == b ? 0 : a.lexicographicallyPrecedes(b) ? -1 : 1
+        case (.uri(let a), .uri(let b)):
+            return a.absoluteString == b.absoluteString ? 0 : a.absoluteString < b.absoluteString ? -1 : 1
+        case (.integer(let a), .integer(let b)):
+            return a == b ? 0 : a < b ? -1 : 1
+        case (.decimal(let a), .decimal(let b)):
+            return a == b ? 0 : a < b ? -1 : 1
+        case (.bool(let a), .bool(let b)):
+            return a == b ? 0 : !a ? -1 : 1
+        default:
+            return numericOrder(l, r)
+        }
+    }
+
+    private static func numericOrder(_ l: PredicateValue, _ r: PredicateValue) -> Int? {
+        switch (l, r) {
+        case (.integer(let a), .decimal(let b)): return order(.decimal(Decimal(a)), .decimal(b), [])
+        case (.decimal(let a), .integer(let b)): return order(.decimal(a), .decimal(Decimal(b)), [])
+        case (.bool(let a), _): return numericOrder(.integer(a ? 1 : 0), r)
+        case (_, .bool(let b)): return numericOrder(l, .integer(b ? 1 : 0))
+        case (.integer(let a), .double(let b)): return integerDoubleOrder(a, b)
+        case (.double(let a), .integer(let b)): return integerDoubleOrder(b, a).map { -$0 }
+        default: break
+        }
+        guard let a = doubleValue(l), let b = doubleValue(r) else { return nil }
+        if a.isNaN || b.isNaN { return a.isNaN && b.isNaN ? 0 : nil }
+        return a == b ? 0 : a < b ? -1 : 1
+    }
+
+    /// Exact order of an Int64 and a Double, without the rounding of converting the integer.
+    private static func integerDoubleOrder(_ a: Int64, _ b: Double) -> Int? {
+        if b.isNaN { return nil }
+        if b >= 9.223372036854775807e18 { return -1 }
+        if b < -9.223372036854775808e18 { return 1 }
+        let truncated = Int64(b.rounded(.towardZero))
+        if a != truncated { return a < truncated ? -1 : 1 }
+        let fraction = b - b.rounded(.towardZero)
+        return fraction == 0 ? 0 : fraction > 0 ? -1 : 1
+    }
+
+    package static func doubleValue(_ value: PredicateValue) -> Double? {
+        switch value {
+        case .integer(let v): Double(v)
+        case .double(let v): v
+        case .decimal(let v): NSDecimalNumber(decimal: v).doubleValue
+        case .bool(let v): v ? 1 : 0
+        default: nil
+        }
+    }
+}

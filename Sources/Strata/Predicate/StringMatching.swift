@@ -1,0 +1,150 @@
+internal import Foundation
+
+/// The string semantics of predicates and sorting, shared by every store (the SQLite store
+/// registers these same functions), so that a comparison gives the same answer everywhere.
+///
+/// Strings compare as Swift `String`s do: canonically equivalent strings are equal (composed
+/// "É" equals "E" + U+0301). `[c]` folds case and `[d]` removes diacritics before comparing.
+/// Stored strings are never changed: folding happens on copies, at comparison time.
+package enum StringMatching {
+    /// The string as the options see it: case-folded and/or without diacritics.
+    package static func fold(_ string: String, _ options: ComparisonOptions) -> String {
+        var foldOptions: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { foldOptions.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { foldOptions.insert(.diacriticInsensitive) }
+        guard !foldOptions.isEmpty else { return string }
+        return string.folding(options: foldOptions, locale: nil)
+    }
+
+    package static func equal(_ a: String, _ b: String, _ options: ComparisonOptions) -> Bool {
+        fold(a, options) == fold(b, options)
+    }
+
+    /// -1, 0 or 1 in Swift `String` order (Unicode scalar order of the canonical composition).
+    package static func compare(_ a: String, _ b: String, _ options: ComparisonOptions) -> Int {
+        let x = fold(a, options), y = fold(b, options)
+        return x == y ? 0 : x < y ? -1 : 1
+    }
+
+    package static func beginsWith(_ string: String, _ prefix: String, _ options: ComparisonOptions) -> Bool {
+        let s = Array(fold(string, options)), p = Array(fold(prefix, options))
+        return s.count >= p.count && s[..<p.count].elementsEqual(p)
+    }
+
+    package static func endsWith(_ string: String, _ suffix: String, _ options: ComparisonOptions) -> Bool {
+        let s = Array(fold(string, options)), p = Array(fold(suffix, options))
+        return s.count >= p.count && s[(s.count - p.count)...].elementsEqual(p)
+    }
+
+    /// Substring search by `Character`s, so "e" is not found inside "é".
+    package static func contains(_ string: String, _ needle: String, _ options: ComparisonOptions) -> Bool {
+        let s = Array(fold(string, options)), n = Array(fold(needle, options))
+        if n.isEmpty { return true }
+        guard s.count >= n.count else { return false }
+        for start in 0...(s.count - n.count) where s[start] == n[0] {
+            if s[start..<(start + n.count)].elementsEqual(n) { return true }
+        }
+        return false
+    }
+
+    /// `LIKE`: `*` matches any run of characters (also none), `?` exactly one; `\*`, `\?` and
+    /// `\\` match themselves. The whole string must match.
+    package static func like(_ string: String, _ pattern: String, _ options: ComparisonOptions) -> Bool {
+        enum Token: Equatable { case character(Character), one, any }
+        var tokens: [Token] = []
+        var escaped = false
+        for character in fold(pattern, options) {
+            if escaped {
+                tokens.append(.character(character))
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "*" {
+                if tokens.last != .any { tokens.append(.any) }
+            } else if character == "?" {
+                tokens.append(.one)
+            } else {
+                tokens.append(.character(character))
+            }
+        }
+        if escaped { tokens.append(.character("\\")) }
+        let s = Array(fold(string, options))
+        // Iterative wildcard matching with backtracking to the last '*': O(n·m) worst case.
+        var si = 0, ti = 0
+        var starToken = -1, starString = 0
+        while si < s.count {
+            if ti < tokens.count, tokens[ti] == .one || tokens[ti] == .character(s[si]) {
+                si += 1
+                ti += 1
+            } else if ti < tokens.count, tokens[ti] == .any {
+                starToken = ti
+                starString = si
+                ti += 1
+            } else if starToken >= 0 {
+                ti = starToken + 1
+                starString += 1
+                si = starString
+            } else {
+                return false
+            }
+        }
+        while ti < tokens.count, tokens[ti] == .any { ti += 1 }
+        return ti == tokens.count
+    }
+
+    /// `MATCHES`: an ICU regular expression over the whole string. An invalid pattern matches
+    /// nothing (predicates are validated before they run, so this is not reached from a fetch).
+    package static func matches(_ string: String, _ pattern: String, _ options: ComparisonOptions) -> Bool {
+        var regexOptions: NSRegularExpression.Options = []
+        if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
+        let subject = fold(string, options.subtracting(.caseInsensitive))
+        let pattern = fold(pattern, options.subtracting(.caseInsensitive))
+        guard let expression = try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z", options: regexOptions) else {
+            return false
+        }
+        let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
+        return expression.firstMatch(in: subject, options: [], range: range) != nil
+    }
+
+    /// Finder-style order: digit runs compare by numeric value ("file2" before "file10"), letters
+    /// case- and diacritic-insensitively; ties are broken by plain `String` order.
+    package static func localizedStandardCompare(_ a: String, _ b: String) -> Int {
+        let x = chunks(fold(a, [.caseInsensitive, .diacriticInsensitive]))
+        let y = chunks(fold(b, [.caseInsensitive, .diacriticInsensitive]))
+        for (left, right) in zip(x, y) {
+            switch (left, right) {
+            case (.number(let l), .number(let r)):
+                let lt = l.drop { $0 == "0" }, rt = r.drop { $0 == "0" }
+                if lt.count != rt.count { return lt.count < rt.count ? -1 : 1 }
+                if lt != rt { return lt < rt ? -1 : 1 }
+            case (.text(let l), .text(let r)):
+                if l != r { return l < r ? -1 : 1 }
+            case (.number, .text):
+                return -1
+            case (.text, .number):
+                return 1
+            }
+        }
+        if x.count != y.count { return x.count < y.count ? -1 : 1 }
+        return a == b ? 0 : a < b ? -1 : 1
+    }
+
+    private enum Chunk { case text(String), number(String) }
+
+    private static func chunks(_ string: String) -> [Chunk] {
+        var result: [Chunk] = []
+        var current = ""
+        var inNumber = false
+        for character in string {
+            let isDigit = character.isASCII && character.isNumber
+            if !current.isEmpty && isDigit != inNumber {
+                result.append(inNumber ? .number(current) : .text(current))
+                current = ""
+            }
+            inNumber = isDigit
+            current.append(character)
+        }
+        if !current.isEmpty { result.append(inNumber ? .number(current) : .text(current)) }
+        return result
+    }
+}

@@ -1,0 +1,98 @@
+public import Foundation
+
+/// A place objects are kept: in memory, in a SQLite database, in an XML or binary file.
+///
+/// Stores are shared by every context of a coordinator and must be safe to use from any task.
+/// A store answers fetches, hands out records, saves changesets all-or-nothing, and allocates
+/// primary keys. Two families implement it: atomic stores (``AtomicStore``: every record in
+/// memory, the whole file written on save) and incremental stores (SQLite: SQL per request).
+public protocol PersistentStore: AnyObject, Sendable {
+    var type: StoreType { get }
+    /// The file, or nil for a store that lives in memory only.
+    var url: URL? { get }
+    /// The configuration (subset of the model's entities) this store holds; nil for all.
+    var configurationName: String? { get }
+    var capabilities: StoreCapabilities { get }
+    var metadata: StoreMetadata { get }
+
+    /// The records matching the request, in its order and window.
+    func fetch(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord]
+    /// How many records match (limit and offset applied).
+    func count(_ request: StoreFetchRequest) throws(StrataError) -> Int
+    /// The records of these objects; IDs the store does not hold are left out.
+    func records(for objectIDs: [ObjectID]) throws(StrataError) -> [ObjectID: StoreRecord]
+    /// Applies a changeset all-or-nothing: on any error the store is exactly as it was.
+    /// Checks versions (unless `overwritesConflicts`) and uniqueness constraints.
+    /// - Returns: the new version of every inserted and updated object.
+    func save(_ changes: StoreChangeset) throws(StrataError) -> [ObjectID: Int64]
+    /// The uniqueness violations `changes` would cause, without saving anything (a save's
+    /// validation reports them with every other problem at once).
+    func uniquenessViolations(_ changes: StoreChangeset) -> [ValidationFailure]
+    /// Reserves `count` new primary keys for the inheritance hierarchy rooted at `rootEntity`.
+    func allocatePrimaryKeys(rootEntity: String, count: Int) throws(StrataError) -> [Int64]
+    /// Replaces the app's own metadata keys and writes them at once.
+    func setCustomMetadata(_ custom: [String: String]) throws(StrataError)
+}
+
+/// Opens stores of one type and reads their metadata; a coordinator is given one per type.
+public protocol PersistentStoreFactory: Sendable {
+    var type: StoreType { get }
+    /// File name extensions that select this type (`sqlite`, `xml`, …), lower-case, no dot.
+    var fileExtensions: [String] { get }
+    /// True when a file's first bytes show it is of this type.
+    func recognizes(header: Data) -> Bool
+    /// Opens the store at `url`, creating it when missing; a nil `url` is a store in memory.
+    func open(url: URL?, schema: Schema, configurationName: String?, options: [String: String]) throws(StrataError) -> any PersistentStore
+    /// Reads the metadata of an existing store without opening it.
+    func metadata(at url: URL) throws(StrataError) -> StoreMetadata
+    /// What of `schema` this store type cannot honour, one reason each; empty when it can
+    /// store the whole model. The coordinator refuses a store with reasons.
+    func unsupportedFeatures(of schema: Schema, configurationName: String?) -> [String]
+}
+
+extension PersistentStoreFactory {
+    public func unsupportedFeatures(of schema: Schema, configurationName: String?) -> [String] { [] }
+}
+
+/// The store types a coordinator, container or the CLI knows, and how to tell a file's type.
+public struct StoreTypeRegistry: Sendable {
+    public private(set) var factories: [any PersistentStoreFactory]
+
+    /// A registry with the in-memory store, plus `factories`.
+    public init(_ factories: [any PersistentStoreFactory] = []) {
+        self.factories = [InMemoryStoreFactory()]
+        for factory in factories { register(factory) }
+    }
+
+    /// Adds a factory, replacing one of the same type.
+    public mutating func register(_ factory: any PersistentStoreFactory) {
+        factories.removeAll { $0.type == factory.type }
+        factories.append(factory)
+    }
+
+    public func factory(for type: StoreType) throws(StrataError) -> any PersistentStoreFactory {
+        guard let factory = factories.first(where: { $0.type == type }) else {
+            throw StrataError(.noStore, "unknown store type '\(type)'; known types: \(factories.map(\.type.rawValue).joined(separator: ", "))")
+        }
+        return factory
+    }
+
+    /// The type of an existing file from its first bytes, else of a path from its extension.
+    public func type(of url: URL) throws(StrataError) -> StoreType {
+        if let handle = try? FileHandle(forReadingFrom: url) {
+            let header = (try? handle.read(upToCount: 64)) ?? Data()
+            try? handle.close()
+            if !header.isEmpty, let factory = factories.first(where: { $0.recognizes(header: header) }) {
+                return factory.type
+            }
+        }
+        let ext = url.pathExtension.lowercased()
+        if let factory = factories.first(where: { $0.fileExtensions.contains(ext) }) {
+            return factory.type
+        }
+        let known = factories.flatMap { factory in factory.fileExtensions.map { ".\($0) (\(factory.type))" } }
+        throw StrataError(
+            .noStore,
+            "cannot tell the store type of '\(url.relativePath)'; name it with a known extension (\(known.joined(separator: ", "))) or pass the type explicitly")
+    }
+}
