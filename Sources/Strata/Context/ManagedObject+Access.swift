@@ -227,7 +227,8 @@ extension ManagedObject {
     public func objects(forKey key: String) -> [ManagedObject] {
         let relationship = toManyRelationship(key)
         fulfillFault()
-        guard let ids = toManyIDs[relationship.name], let context = managedObjectContext else { return [] }
+        let ids = members(relationship.name)
+        guard let context = managedObjectContext else { return [] }
         return ids.map { context.materialize($0) }
     }
 

@@ -34,6 +34,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var attributeValues: [String: AttributeValue] = [:]
     var toOneIDs: [String: ObjectID] = [:]
     var toManyIDs: [String: OrderedSet<ObjectID>] = [:]
+    /// To-many relationships the store left to load on first use.
+    var pendingToMany: Set<String> = []
     /// The last saved or fetched state; nil for an object never saved.
     var committed: StoreRecord?
     /// Keys whose value differs from `committed`.
@@ -94,7 +96,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         case .attribute:
             return .attribute(attributeValues[key])
         case .relationship(let relationship):
-            return relationship.isToMany ? .toMany(Array(toManyIDs[key] ?? [])) : .toOne(toOneIDs[key])
+            return relationship.isToMany ? .toMany(Array(members(key))) : .toOne(toOneIDs[key])
         }
     }
 
@@ -146,6 +148,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         attributeValues = attributes
         toOneIDs = record.toOne
         toManyIDs = record.toMany.mapValues { OrderedSet($0) }
+        pendingToMany = record.lazyToMany
         changedKeys = []
         isFault = false
     }
@@ -154,10 +157,25 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     func record() -> StoreRecord {
         var attributes = attributeValues
         for attribute in entity.attributes where attribute.isTransient { attributes[attribute.name] = nil }
-        return StoreRecord(
+        var record = StoreRecord(
             objectID: objectID, attributes: attributes, toOne: toOneIDs,
-            toMany: toManyIDs.filter { !$0.value.isEmpty }.mapValues { Array($0) },
+            toMany: toManyIDs.filter { !$0.value.isEmpty && !pendingToMany.contains($0.key) }.mapValues { Array($0) },
             version: committed?.version ?? 0)
+        record.lazyToMany = pendingToMany
+        return record
+    }
+
+    /// The members of a to-many relationship, loaded from the store on first use.
+    func members(_ key: String) -> OrderedSet<ObjectID> {
+        if pendingToMany.contains(key) {
+            pendingToMany.remove(key)
+            if let ids = try? managedObjectContext?.coordinator.relatedObjectIDs(of: objectID, relationship: key) {
+                toManyIDs[key] = OrderedSet(ids)
+                committed?.toMany[key] = ids
+                committed?.lazyToMany.remove(key)
+            }
+        }
+        return toManyIDs[key] ?? []
     }
 
     /// Whether `key` differs from the committed state.
@@ -169,6 +187,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             return attributeValues[key] != committed.attributes[key]
         case .relationship(let relationship):
             if relationship.isToMany {
+                if pendingToMany.contains(key) { return false }
                 let current = toManyIDs[key] ?? []
                 let saved = committed.toMany[key] ?? []
                 return relationship.isOrdered ? Array(current) != saved : Set(current) != Set(saved)

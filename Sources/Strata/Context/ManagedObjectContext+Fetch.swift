@@ -131,7 +131,7 @@ extension ManagedObjectContext {
                     }
                     object.fulfillFault()
                     if relationship.isToMany {
-                        ids += object.toManyIDs[key] ?? []
+                        ids += object.members(key)
                     } else if let id = object.toOneIDs[key] {
                         ids.append(id)
                     }
@@ -165,7 +165,7 @@ extension ManagedObjectContext {
             },
             toMany: { [unowned self] object, key in
                 object.fulfillFault()
-                return (object.toManyIDs[key] ?? []).map { self.materialize($0) }.filter { !$0.isDeleted }
+                return object.members(key).map { self.materialize($0) }.filter { !$0.isDeleted }
             }))
     }
 

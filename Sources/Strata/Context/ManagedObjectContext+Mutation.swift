@@ -51,7 +51,7 @@ extension ManagedObjectContext {
     }
 
     func primitiveInsert(_ object: ManagedObject, _ key: String, _ id: ObjectID, at index: Int? = nil) {
-        var members = object.toManyIDs[key] ?? []
+        var members = object.members(key)
         guard !members.contains(id) else { return }
         if let index, index < members.count {
             members.insert(id, at: index)
@@ -65,7 +65,8 @@ extension ManagedObjectContext {
     }
 
     func primitiveRemove(_ object: ManagedObject, _ key: String, _ id: ObjectID) {
-        guard var members = object.toManyIDs[key], let index = members.firstIndex(of: id) else { return }
+        var members = object.members(key)
+        guard let index = members.firstIndex(of: id) else { return }
         members.remove(at: index)
         object.toManyIDs[key] = members
         object.changedKeys.insert(key)
@@ -123,7 +124,7 @@ extension ManagedObjectContext {
         object.fulfillFault()
         change {
             let key = relationship.name
-            if object.toManyIDs[key]?.contains(destination.objectID) == true { return }
+            if object.members(key).contains(destination.objectID) { return }
             primitiveInsert(object, key, destination.objectID, at: index)
             if let inverse = inverse(of: relationship) {
                 attach(object, toInverse: inverse, of: destination)
@@ -135,7 +136,7 @@ extension ManagedObjectContext {
         object.fulfillFault()
         change {
             let key = relationship.name
-            guard object.toManyIDs[key]?.contains(destination.objectID) == true else { return }
+            guard object.members(key).contains(destination.objectID) else { return }
             primitiveRemove(object, key, destination.objectID)
             if let inverse = inverse(of: relationship) {
                 detach(object, fromInverse: inverse, of: destination)
@@ -149,12 +150,12 @@ extension ManagedObjectContext {
         change {
             let key = relationship.name
             let wanted = OrderedSet(destinations.map(\.objectID))
-            for id in Array(object.toManyIDs[key] ?? []) where !wanted.contains(id) {
+            for id in Array(object.members(key)) where !wanted.contains(id) {
                 removeFromToMany(object, relationship, materialize(id))
             }
             for (index, destination) in destinations.enumerated() {
                 addToMany(object, relationship, destination)
-                if relationship.isOrdered, let position = object.toManyIDs[key]?.firstIndex(of: destination.objectID), position != index {
+                if relationship.isOrdered, let position = object.members(key).firstIndex(of: destination.objectID), position != index {
                     primitiveRemove(object, key, destination.objectID)
                     primitiveInsert(object, key, destination.objectID, at: index)
                 }
@@ -219,7 +220,7 @@ extension ManagedObjectContext {
         markDeleted(object, true)
         for relationship in object.entity.relationships {
             let members: [ObjectID] = relationship.isToMany
-                ? Array(object.toManyIDs[relationship.name] ?? [])
+                ? Array(object.members(relationship.name))
                 : object.toOneIDs[relationship.name].map { [$0] } ?? []
             guard !members.isEmpty else { continue }
             switch relationship.deleteRule {

@@ -105,7 +105,7 @@ extension ManagedObjectContext {
         var failures: [ValidationFailure] = []
         let entity = object.entity
         func fail(_ code: ValidationFailure.Code, _ key: String, _ message: String) {
-            failures.append(ValidationFailure(code: code, objectID: object.objectID, key: key, message: "\(entity.name).\(key): \(message)"))
+            failures.append(ValidationFailure(code: code, objectID: object.objectID, key: key, message: message))
         }
         for attribute in entity.attributes where !attribute.isTransient {
             guard let value = object.attributeValues[attribute.name] else {
@@ -120,7 +120,7 @@ extension ManagedObjectContext {
         }
         for relationship in entity.relationships {
             if relationship.isToMany {
-                let count = (object.toManyIDs[relationship.name] ?? []).filter { !isDeletedHere($0) }.count
+                let count = object.members(relationship.name).filter { !isDeletedHere($0) }.count
                 if relationship.minCount > 0, count < relationship.minCount {
                     fail(.tooFewObjects, relationship.name, "has \(count) object\(count == 1 ? "" : "s"), fewer than the minimum \(relationship.minCount)")
                 }
@@ -141,13 +141,13 @@ extension ManagedObjectContext {
         var failures: [ValidationFailure] = []
         for relationship in object.entity.relationships where relationship.deleteRule == .deny {
             let members: [ObjectID] = relationship.isToMany
-                ? Array(object.toManyIDs[relationship.name] ?? [])
+                ? Array(object.members(relationship.name))
                 : object.toOneIDs[relationship.name].map { [$0] } ?? []
             let remaining = members.filter { !isDeletedHere($0) }
             guard !remaining.isEmpty else { continue }
             failures.append(ValidationFailure(
                 code: .deleteDenied, objectID: object.objectID, key: relationship.name,
-                message: "\(object.entity.name).\(relationship.name): cannot delete \(object.objectID) while it has \(remaining.count) \(relationship.destination) object\(remaining.count == 1 ? "" : "s") (delete rule deny); remove or delete them first"))
+                message: "cannot delete \(object.objectID) while it has \(remaining.count) \(relationship.destination) object\(remaining.count == 1 ? "" : "s") (delete rule deny); remove or delete them first"))
         }
         return failures
     }

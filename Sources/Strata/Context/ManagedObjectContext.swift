@@ -127,14 +127,17 @@ public final class ManagedObjectContext {
     // MARK: - Inserting, finding
 
     /// Inserts a new object of `entityName` (an instance of the class bound to it, if any).
+    /// - Parameter primaryKey: the primary key the object gets at save (imports keep their
+    ///   `@id`); by default the store picks the next free one.
     /// - Throws: `unknownEntity`, or `invalidData` for an abstract entity.
     @discardableResult
-    public func insertObject(entityName: String) throws(StrataError) -> ManagedObject {
+    public func insertObject(entityName: String, primaryKey: Int64? = nil) throws(StrataError) -> ManagedObject {
         let entity = try coordinator.entity(named: entityName)
         guard !entity.isAbstract else {
             throw StrataError(.invalidData, "entity '\(entityName)' is abstract and cannot have objects of its own; insert one of its subentities (\(entity.subentityNames.joined(separator: ", ")))")
         }
         let object = coordinator.objectClass(for: entityName).init(entity: entity, objectID: ObjectID(temporaryFor: entityName))
+        object.requestedPrimaryKey = primaryKey
         if let undoManager {
             undoManager.group { register(inserted: object) }
         } else {
@@ -273,7 +276,10 @@ public final class ManagedObjectContext {
         for key in local {
             object.attributeValues[key] = attributes[key]
             object.toOneIDs[key] = toOne[key]
-            object.toManyIDs[key] = toMany[key]
+            if let members = toMany[key] {
+                object.toManyIDs[key] = members
+                object.pendingToMany.remove(key)
+            }
             if object.differsFromCommitted(key) { object.changedKeys.insert(key) }
         }
         noteChange(object)

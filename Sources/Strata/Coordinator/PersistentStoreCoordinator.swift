@@ -178,6 +178,12 @@ public final class PersistentStoreCoordinator: Sendable {
         return record
     }
 
+    /// The members of a stored object's to-many relationship, from its store.
+    func relatedObjectIDs(of id: ObjectID, relationship: String) throws(StrataError) -> [ObjectID] {
+        guard !id.isTemporary, let store = store(withIdentifier: id.storeIdentifier) else { return [] }
+        return try store.relatedObjectIDs(of: id, relationship: relationship)
+    }
+
     func evictCachedRecord(_ id: ObjectID) {
         rowCache.withLock { $0.remove(id) }
     }

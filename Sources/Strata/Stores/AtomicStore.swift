@@ -132,6 +132,10 @@ public final class AtomicStore: PersistentStore {
         return result
     }
 
+    public func relatedObjectIDs(of objectID: ObjectID, relationship: String) throws(StrataError) -> [ObjectID] {
+        snapshot.record(objectID)?.toMany[relationship] ?? []
+    }
+
     static func window<T>(_ items: [T], offset: Int, limit: Int) -> ArraySlice<T> {
         let start = min(max(offset, 0), items.count)
         let end = limit > 0 ? min(start + limit, items.count) : items.count

@@ -25,6 +25,8 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// Checks versions (unless `overwritesConflicts`) and uniqueness constraints.
     /// - Returns: the new version of every inserted and updated object.
     func save(_ changes: StoreChangeset) throws(StrataError) -> [ObjectID: Int64]
+    /// The members of a to-many relationship of a stored object, for records that left it lazy.
+    func relatedObjectIDs(of objectID: ObjectID, relationship: String) throws(StrataError) -> [ObjectID]
     /// The uniqueness violations `changes` would cause, without saving anything (a save's
     /// validation reports them with every other problem at once).
     func uniquenessViolations(_ changes: StoreChangeset) -> [ValidationFailure]

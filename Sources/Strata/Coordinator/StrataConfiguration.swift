@@ -1,0 +1,128 @@
+public import Foundation
+
+/// A per-app configuration file (`strata.json`): the schema and the stores, so that the backend
+/// is chosen by configuration, not code.
+///
+/// ```json
+/// {
+///   "schema": "Schemas/TodoList.json",
+///   "stores": [ { "type": "sqlite", "path": "Data/app.sqlite", "options": {} } ]
+/// }
+/// ```
+/// Paths are relative to the file's folder. Store keys: `type` (`memory`, `sqlite`, `xml`,
+/// `binary`, or another registered type), `path` (not for `memory`), `configuration` (a
+/// configuration of the model), `options` (strings). The environment variable `STRATA_STORE`
+/// replaces every store with one: `memory`, or `TYPE:PATH` such as `sqlite:Data/app.sqlite`
+/// (a relative path is relative to the current directory).
+public struct StrataConfiguration: Sendable, Hashable {
+    public static let environmentVariable = "STRATA_STORE"
+
+    public var schemaURL: URL
+    public var stores: [StoreDescription]
+
+    public init(schemaURL: URL, stores: [StoreDescription]) {
+        self.schemaURL = schemaURL
+        self.stores = stores
+    }
+
+    /// Reads a configuration file, applying `STRATA_STORE` from `environment`.
+    /// - Throws: `invalidConfiguration` naming the file, line and column of the problem.
+    public init(contentsOf url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(StrataError) {
+        let file = url.relativePath
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw StrataError(.invalidConfiguration, "cannot read the configuration file: \(error.localizedDescription)", file: file)
+        }
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(Array(data))
+        } catch {
+            throw StrataError(.invalidConfiguration, "malformed JSON: \(error.message)", file: file, location: error.location)
+        }
+        let base = url.deletingLastPathComponent()
+        func fail(_ message: String, _ node: JSONNode?) -> StrataError {
+            StrataError(.invalidConfiguration, message, file: file, location: node?.location)
+        }
+        guard let members = root.value.objectMembers else { throw fail("expected a JSON object with 'schema' and 'stores'", root) }
+        var schemaPath: String?
+        var stores: [StoreDescription] = []
+        for member in members {
+            switch member.key {
+            case "schema":
+                guard let path = member.value.value.stringValue else { throw fail("'schema' must be a path string", member.value) }
+                schemaPath = path
+            case "stores":
+                guard let elements = member.value.value.arrayElements else { throw fail("'stores' must be an array of stores", member.value) }
+                for element in elements { stores.append(try Self.store(element, base: base, fail: fail)) }
+            default:
+                throw StrataError(
+                    .invalidConfiguration,
+                    "unknown key '\(member.key)'\(Suggestion.didYouMean(member.key, in: ["schema", "stores"])); a configuration has 'schema' and 'stores'",
+                    file: file, location: member.keyLocation)
+            }
+        }
+        guard let schemaPath else { throw fail("the configuration needs 'schema': the path of the model file", root) }
+        schemaURL = Self.resolve(schemaPath, against: base)
+        if let override = environment[Self.environmentVariable], !override.isEmpty {
+            stores = [try Self.store(fromEnvironment: override)]
+        }
+        if stores.isEmpty {
+            throw fail("the configuration has no stores; add one, like {\"type\": \"sqlite\", \"path\": \"Data/app.sqlite\"}", root)
+        }
+        self.stores = stores
+    }
+
+    /// Parses a `STRATA_STORE` value: `memory` or `TYPE:PATH`.
+    public static func store(fromEnvironment value: String) throws(StrataError) -> StoreDescription {
+        if value == StoreType.inMemory.rawValue { return .inMemory() }
+        guard let colon = value.firstIndex(of: ":"), colon != value.startIndex, value.index(after: colon) != value.endIndex else {
+            throw StrataError(.invalidConfiguration, "\(environmentVariable)='\(value)' is not 'memory' or TYPE:PATH, like 'sqlite:Data/app.sqlite'")
+        }
+        let type = StoreType(rawValue: String(value[..<colon]))
+        let path = String(value[value.index(after: colon)...])
+        return StoreDescription(type: type, url: resolve(path, against: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)))
+    }
+
+    private static func store(_ node: JSONNode, base: URL, fail: (String, JSONNode?) -> StrataError) throws(StrataError) -> StoreDescription {
+        guard let members = node.value.objectMembers else { throw fail("a store must be an object with 'type' and 'path'", node) }
+        var type: StoreType?
+        var path: String?
+        var configuration: String?
+        var options: [String: String] = [:]
+        for member in members {
+            let value = member.value
+            switch member.key {
+            case "type":
+                guard let text = value.value.stringValue else { throw fail("'type' must be a string such as \"sqlite\"", value) }
+                type = StoreType(rawValue: text)
+            case "path":
+                guard let text = value.value.stringValue, !text.isEmpty else { throw fail("'path' must be a file path", value) }
+                path = text
+            case "configuration":
+                guard let text = value.value.stringValue else { throw fail("'configuration' must be the name of a configuration of the model", value) }
+                configuration = text
+            case "options":
+                guard let entries = value.value.objectMembers else { throw fail("'options' must be an object of strings", value) }
+                for entry in entries {
+                    guard let text = entry.value.value.stringValue else { throw fail("option '\(entry.key)' must be a string", entry.value) }
+                    options[entry.key] = text
+                }
+            default:
+                throw StrataError(
+                    .invalidConfiguration,
+                    "unknown store key '\(member.key)'\(Suggestion.didYouMean(member.key, in: ["type", "path", "configuration", "options"]))",
+                    location: member.keyLocation)
+            }
+        }
+        guard let type else { throw fail("a store needs 'type' (memory, sqlite, xml, binary)", node) }
+        if type != .inMemory && path == nil { throw fail("a \(type) store needs 'path'", node) }
+        return StoreDescription(
+            type: type, url: path.map { resolve($0, against: base) }, configurationName: configuration, options: options)
+    }
+
+    private static func resolve(_ path: String, against base: URL) -> URL {
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path)
+    }
+}
