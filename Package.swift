@@ -11,6 +11,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
+        .library(name: "StrataXML", targets: ["StrataXML"]),
+        .library(name: "StrataBinaryPlist", targets: ["StrataBinaryPlist"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
     dependencies: [
@@ -27,12 +30,37 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .target(
+            name: "StrataSQLite",
+            dependencies: ["Strata", "CSQLite"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrataXML",
+            dependencies: ["Strata", "CLibXML2"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrataBinaryPlist",
+            dependencies: ["Strata"],
+            swiftSettings: strictSettings
+        ),
         // The CLI lives in Sources/strata; its module is StrataCLI so that it never
         // collides with the `Strata` module on case-insensitive file systems.
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
-                "Strata",
+                "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
@@ -41,6 +69,27 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataSQLiteTests",
+            dependencies: ["StrataSQLite"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataXMLTests",
+            dependencies: ["StrataXML"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataBinaryPlistTests",
+            dependencies: ["StrataBinaryPlist"],
+            swiftSettings: strictSettings
+        ),
+        // One suite of store behaviour, run against every store type.
+        .testTarget(
+            name: "StrataConformanceTests",
+            dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,1 @@
+// The StrataBinaryPlist module; see its issue.

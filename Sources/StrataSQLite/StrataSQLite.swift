@@ -1,0 +1,3 @@
+internal import CSQLite
+
+func strataSQLiteVersion() -> String { String(cString: sqlite3_libversion()) }
