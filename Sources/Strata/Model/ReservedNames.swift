@@ -7,7 +7,7 @@ public enum ReservedNames {
         "description", "debugDescription", "entity", "entityName", "objectID", "context",
         "managedObjectContext", "isDeleted", "isInserted", "isUpdated", "isFault", "hasChanges",
         "hasPersistentChangedValues", "changedValues", "committedValues", "faultingState",
-        "hash", "hashValue", "self", "class", "type", "id", "value", "values", "primaryKey",
+        "hash", "hashValue", "self", "class", "primaryKey",
         "willSave", "didSave", "awakeFromInsert", "awakeFromFetch", "validateForInsert",
         "validateForUpdate", "validateForDelete", "setValue", "willChangeValue", "didChangeValue",
         "init", "deinit", "subscript", "protocol", "extension", "struct", "enum", "func", "var",

@@ -566,8 +566,19 @@ struct NameTests {
     static let documentedReservedNames = [
         "description", "entity", "objectID", "context", "managedObjectContext", "isDeleted", "isInserted",
         "isUpdated", "isFault", "hasChanges", "changedValues", "committedValues", "hash", "hashValue", "self",
-        "class", "type", "id", "value", "values",
+        "class", "primaryKey",
     ]
+
+    /// Common field names that stay free: `id` and `type` are everyday attributes in imported data.
+    @Test("id, type, value and values are ordinary property names", arguments: ["id", "type", "value", "values"])
+    func commonNamesAreAllowed(_ name: String) throws {
+        let json = """
+            {"name": "M", "entities": [{"name": "E", "attributes": [{"name": "\(name)", "type": "string"}]}]}
+            """
+        let result = Schema.load(data: Data(json.utf8))
+        #expect(result.diagnostics == [])
+        #expect(result.schema?.entity(named: "E")?.attribute(named: name)?.type == .string)
+    }
 
     @Test("a reserved attribute name is an error", arguments: documentedReservedNames)
     func reservedAttributeName(_ name: String) {
