@@ -5,7 +5,7 @@ public import Foundation
 ///
 /// ```swift
 /// let p = try Predicate(format: "title BEGINSWITH[c] %@ AND priority >= %d", "Buy", 3)
-/// let q: Predicate = .key("tags.name").in(["home", "work"])
+/// let q = Expression.key("tags.name").in(["home", "work"])
 /// ```
 /// Strings, every integer type, `Double`, `Float`, `Bool`, `Decimal`, `Date`, `Data`, `UUID`,
 /// `URL`, ``ObjectID``, ``PredicateValue``, arrays and sets of these, and optionals of these
