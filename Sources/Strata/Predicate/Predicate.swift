@@ -5,7 +5,7 @@ public import Foundation
 ///
 /// Build one in code or parse the NSPredicate format-string language:
 /// ```swift
-/// let p1: Predicate = .key("priority") >= 3 && .key("title").beginsWith("Buy", options: .caseInsensitive)
+/// let p1: Predicate = .key("priority") >= 3 && Expression.key("title").beginsWith("Buy", options: .caseInsensitive)
 /// let p2 = try Predicate(format: "priority >= %@ AND title BEGINSWITH[c] %@", 3, "Buy")
 /// ```
 public indirect enum Predicate: Sendable, Hashable {
