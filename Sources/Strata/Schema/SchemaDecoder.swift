@@ -398,7 +398,7 @@ struct SchemaDecoder {
         if let defaultValue = value(object, "default", type) {
             attribute.defaultValue = defaultValue
             if let problem = Self.ruleViolation(of: defaultValue, in: attribute) {
-                collector.error("invalidDefault", "the default \(defaultValue) breaks the attribute's own rule: \(problem)", at: object.path("default"))
+                collector.error("invalidDefault", "the default breaks the attribute's own rule: \(problem)", at: object.path("default"))
             }
         }
         return attribute

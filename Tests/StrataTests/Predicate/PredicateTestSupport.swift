@@ -18,20 +18,6 @@ func equal(_ key: String, _ value: PredicateValue) -> Predicate {
     comparison(.key(key), .equal, .constant(value))
 }
 
-/// SplitMix64: a small, fast, seeded generator, so that every run tests the same cases.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random predicate trees of every shape the parser can produce, for print → parse round trips
 /// and as seeds for fuzzing.
