@@ -141,6 +141,8 @@ extension ManagedObject {
     }
 
     public func setValue(_ value: Any?, forKey key: String) {
+        // A generic Optional passed as Any arrives wrapped once more: unwrap it.
+        let value = value.flatMap(unwrapOptional)
         switch property(key) {
         case .attribute(let attribute):
             context().setAttribute(self, key, Self.attributeValue(value, for: attribute, entity: entity.name, transformer: transformer(for: attribute)))
@@ -359,4 +361,21 @@ extension ManagedObject {
         default: value
         }
     }
+}
+
+/// Lets `Any` that holds an `Optional` be unwrapped without knowing the wrapped type.
+private protocol AnyOptional {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: AnyOptional {
+    fileprivate var wrappedAny: Any? {
+        guard let self else { return nil }
+        return unwrapOptional(self)
+    }
+}
+
+private func unwrapOptional(_ value: Any) -> Any? {
+    if let optional = value as? any AnyOptional { return optional.wrappedAny }
+    return value
 }
