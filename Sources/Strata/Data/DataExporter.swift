@@ -34,6 +34,19 @@ public enum DataExporter {
         return JSONWriter(sortKeys: true).string(from: root)
     }
 
+    /// The given objects in the data format, grouped by entity, each group in the given order
+    /// (what `strata query --format json` prints; `strata load` reads it back).
+    public static func dump(_ coordinator: PersistentStoreCoordinator, objectIDs: [ObjectID]) throws(StrataError) -> String {
+        var groups: [String: [JSONNode]] = [:]
+        for id in objectIDs {
+            guard let record = try coordinator.record(for: id), let entity = coordinator.schema.entity(named: id.entityName) else { continue }
+            groups[id.entityName, default: []].append(JSONNode(try object(record, entity, coordinator)))
+        }
+        let entities = groups.map { JSONMember(key: $0.key, value: JSONNode(.array($0.value))) }
+        let root = JSONValue.object([JSONMember(key: "objects", value: JSONNode(.object(entities)))])
+        return JSONWriter(sortKeys: true).string(from: root)
+    }
+
     private static func object(_ record: StoreRecord, _ entity: EntityDescription, _ coordinator: PersistentStoreCoordinator) throws(StrataError) -> JSONValue {
         var members = [JSONMember(key: "@id", value: JSONNode(.number(String(record.objectID.primaryKey ?? 0))))]
         for attribute in entity.attributes where !attribute.isTransient {
