@@ -261,7 +261,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 parts.append((store, part))
             }
         }
-        if parts.isEmpty { parts.append((try store(forEntity: request.entityNames.first ?? ""), request)) }
+        // No entity (an abstract one fetched without its subentities): nothing to ask, no match.
         return parts
     }
 
