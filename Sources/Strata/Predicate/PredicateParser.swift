@@ -478,17 +478,19 @@ struct PredicateParser {
             return .constant(value)
         case "%K":
             guard case .string(let path) = value else { throw mismatch("a key path string") }
+            // Components are names or collection operators, as in the format itself, so that
+            // every parsed predicate prints back as text that parses.
             var components: [String] = []
             for component in path.split(separator: ".", omittingEmptySubsequences: false) {
-                if component.hasPrefix("@"), Self.collectionOperators.contains(component.lowercased()) {
+                if Self.collectionOperators.contains(component.lowercased()) {
                     components.append(component.lowercased())
-                } else if component.isEmpty || component.hasPrefix("@") {
+                } else if !component.isEmpty, component.unicodeScalars.allSatisfy(PredicateLexer.isWordContinuation) {
+                    components.append(String(component))
+                } else {
                     throw error(
                         .invalidArgument, at: start.start,
                         "argument \(position) for %K is not a key path: \(PredicateValue.string(path))"
                     )
-                } else {
-                    components.append(String(component))
                 }
             }
             return .keyPath(components + (try parseKeyPathTail()))
