@@ -26,6 +26,9 @@ extension Predicate {
     /// - Throws: ``PredicateSyntaxError`` with the column of the problem.
     public init(format: String, argumentArray: [any PredicateArgument]) throws(PredicateSyntaxError) {
         var parser = PredicateParser(format: format, arguments: argumentArray.map(\.predicateValue))
+        // The parser throws untyped errors: a typed error needs a stack slot at every `try` of
+        // an unoptimized build, and the recursive functions must stay small (see `parsePrimary`).
+        // Every error it throws is a PredicateSyntaxError.
         do {
             self = try parser.parse()
         } catch let error as PredicateSyntaxError {
@@ -132,7 +135,8 @@ struct PredicateParser {
 
     // The functions on the recursive path (parseOr down to parseExpression and back) keep few
     // locals and leave messages to helpers: unoptimized builds give every local its own stack
-    // slot, and ``PredicateSyntaxError/maximumNestingDepth`` levels must fit in a 512 KB thread.
+    // slot, and `PredicateSyntaxError.maximumNestingDepth` levels must fit easily in a 512 KB
+    // thread (64 nested SUBQUERYs, the costliest cycle, take about 200 KB in a debug build).
 
     private mutating func parsePrimary() throws -> Predicate {
         if let constant = try parseConstantPredicate() { return constant }
@@ -478,17 +482,19 @@ struct PredicateParser {
             return .constant(value)
         case "%K":
             guard case .string(let path) = value else { throw mismatch("a key path string") }
+            // Components are names or collection operators, as in the format itself, so that
+            // every parsed predicate prints back as text that parses.
             var components: [String] = []
             for component in path.split(separator: ".", omittingEmptySubsequences: false) {
-                if component.hasPrefix("@"), Self.collectionOperators.contains(component.lowercased()) {
+                if Self.collectionOperators.contains(component.lowercased()) {
                     components.append(component.lowercased())
-                } else if component.isEmpty || component.hasPrefix("@") {
+                } else if !component.isEmpty, component.unicodeScalars.allSatisfy(PredicateLexer.isWordContinuation) {
+                    components.append(String(component))
+                } else {
                     throw error(
                         .invalidArgument, at: start.start,
                         "argument \(position) for %K is not a key path: \(PredicateValue.string(path))"
                     )
-                } else {
-                    components.append(String(component))
                 }
             }
             return .keyPath(components + (try parseKeyPathTail()))

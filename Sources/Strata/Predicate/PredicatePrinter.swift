@@ -29,7 +29,8 @@ extension Comparison: CustomStringConvertible {
 extension Expression: CustomStringConvertible {
     /// The expression in the format-string language: `author.name`, `SELF`, `$x.name`, `{1, 2}`,
     /// `SUBQUERY(tags, $t, $t.name == "home").@count`. Reserved words in key paths are escaped
-    /// (`#IN`); an empty key path prints as `SELF`.
+    /// (`#IN`); an empty key path prints as `SELF`. A component that is not a name, which only
+    /// code can build (`.key("first name")`), prints as it is and does not read back.
     public var description: String { PredicatePrinter.expression(self) }
 }
 

@@ -27,7 +27,8 @@ public struct PredicateSyntaxError: Error, Sendable, Hashable, CustomStringConve
         case nestingTooDeep
     }
 
-    /// How deeply parentheses, `NOT`, arrays, `CAST` and `SUBQUERY` may nest.
+    /// How deeply parentheses, `NOT`, arrays, `CAST` and `SUBQUERY` may nest: far more than any
+    /// real predicate needs, few enough that parsing never risks a secondary thread's stack.
     public static let maximumNestingDepth = 64
 
     public var code: Code
@@ -38,6 +39,7 @@ public struct PredicateSyntaxError: Error, Sendable, Hashable, CustomStringConve
     /// What is wrong, and what would fix it when that is clear.
     public var message: String
 
+    /// An error at `column` (1-based, in characters) of `format`.
     public init(code: Code, format: String, column: Int, message: String) {
         self.code = code
         self.format = format

@@ -318,6 +318,7 @@ import Testing
         #expect(try Predicate(format: "%K > 2", "books.@COUNT") == comparison(.key("books.@count"), .greaterThan, .constant(2)))
         #expect(try Predicate(format: "%K.@count > 2", "books") == comparison(.key("books.@count"), .greaterThan, .constant(2)))
         #expect(try Predicate(format: "%K == 1", "IN") == equal("IN", 1))
+        #expect(try Predicate(format: "%K == 1", "1st._x.名前") == equal("1st._x.名前", 1))
         #expect(try Predicate(format: "ANY %K == %@", "tags.name", "x")
             == comparison(.key("tags.name"), .equal, .constant("x"), .any))
     }
@@ -434,6 +435,8 @@ import Testing
             ("%K == 1", ["a..b"], 1, .invalidArgument, "argument 1 for %K is not a key path: \"a..b\""),
             ("%K == 1", [""], 1, .invalidArgument, "argument 1 for %K is not a key path: \"\""),
             ("%K == 1", ["a.@foo"], 1, .invalidArgument, "argument 1 for %K is not a key path: \"a.@foo\""),
+            ("%K == 1", ["first name"], 1, .invalidArgument, "argument 1 for %K is not a key path: \"first name\""),
+            ("%K == 1", ["a.b-c"], 1, .invalidArgument, "argument 1 for %K is not a key path: \"a.b-c\""),
             ("a == %@ AND b == %d", ["x", 2.5], 18, .invalidArgument, "argument 2 for %d must be an integer, not a Double"),
         ]
         for (format, arguments, column, code, message) in cases {
