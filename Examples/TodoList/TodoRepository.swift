@@ -12,14 +12,14 @@ final class TodoRepository {
 
     /// A tag by name, created when missing.
     func tag(named name: String) throws -> Tag {
-        if let existing = try context.fetch(Tag.self, where: Predicate(format: "name == %@", name)).first { return existing }
+        if let existing = try context.fetch(Tag.self, where: FetchPredicate(format: "name == %@", name)).first { return existing }
         let tag = context.insert(Tag.self)
         tag.name = name
         return tag
     }
 
     func location(named name: String, latitude: Double? = nil, longitude: Double? = nil) throws -> Location {
-        if let existing = try context.fetch(Location.self, where: Predicate(format: "name == %@", name)).first { return existing }
+        if let existing = try context.fetch(Location.self, where: FetchPredicate(format: "name == %@", name)).first { return existing }
         let location = context.insert(Location.self)
         location.name = name
         location.latitude = latitude
@@ -39,22 +39,22 @@ final class TodoRepository {
     }
 
     func complete(_ title: String) throws {
-        guard let todo = try context.fetch(Todo.self, where: Predicate(format: "title == %@", title)).first else { return }
+        guard let todo = try context.fetch(Todo.self, where: FetchPredicate(format: "title == %@", title)).first else { return }
         todo.done = true
         try context.save()
     }
 
     /// Open to-dos, most important first.
     func open() throws -> [Todo] {
-        try context.fetch(Todo.self, where: Predicate(format: "done == NO"), sortedBy: [SortDescriptor("priority", ascending: false), SortDescriptor("title")])
+        try context.fetch(Todo.self, where: FetchPredicate(format: "done == NO"), sortedBy: [FetchSortDescriptor("priority", ascending: false), FetchSortDescriptor("title")])
     }
 
     func tagged(_ name: String) throws -> [Todo] {
-        try context.fetch(Todo.self, where: Predicate(format: "ANY tags.name ==[c] %@", name), sortedBy: [SortDescriptor("title")])
+        try context.fetch(Todo.self, where: FetchPredicate(format: "ANY tags.name ==[c] %@", name), sortedBy: [FetchSortDescriptor("title")])
     }
 
     func remove(_ title: String) throws {
-        for todo in try context.fetch(Todo.self, where: Predicate(format: "title == %@", title)) { context.delete(todo) }
+        for todo in try context.fetch(Todo.self, where: FetchPredicate(format: "title == %@", title)) { context.delete(todo) }
         try context.save()
     }
 }

@@ -81,24 +81,24 @@ struct QueryCommand: ParsableCommand {
 }
 
 /// Parses `--where`; a syntax error exits 1 with the message and a caret under the column.
-func parsePredicate(_ text: String?) throws -> Strata.Predicate? {
+func parsePredicate(_ text: String?) throws -> FetchPredicate? {
     guard let text else { return nil }
     do {
-        return try Strata.Predicate(format: text)
+        return try FetchPredicate(format: text)
     } catch {
         throw CLIError.invalid(error.description)
     }
 }
 
 /// Parses `--sort key,-key`.
-func parseSort(_ text: String?) throws -> [Strata.SortDescriptor] {
+func parseSort(_ text: String?) throws -> [FetchSortDescriptor] {
     guard let text else { return [] }
     return try text.split(separator: ",").map { part in
         let key = part.trimmingCharacters(in: .whitespaces)
         let descending = key.hasPrefix("-")
         let path = descending ? String(key.dropFirst()) : key
         guard !path.isEmpty else { throw CLIError.invalid("--sort has an empty key in '\(text)'") }
-        return Strata.SortDescriptor(path, ascending: !descending)
+        return FetchSortDescriptor(path, ascending: !descending)
     }
 }
 

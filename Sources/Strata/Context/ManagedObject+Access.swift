@@ -286,10 +286,10 @@ extension ManagedObject {
         return context
     }
 
-    private func transformer(for attribute: AttributeDescription) -> (any ValueTransformer)? {
+    private func transformer(for attribute: AttributeDescription) -> (any AttributeTransformer)? {
         guard attribute.type == .transformable, let name = attribute.transformerName else { return nil }
-        guard let transformer = managedObjectContext?.coordinator.valueTransformers.transformer(named: name) else {
-            preconditionFailure("no value transformer named '\(name)' is registered for \(entity.name).\(attribute.name); register one with coordinator.valueTransformers.register(_:name:)")
+        guard let transformer = managedObjectContext?.coordinator.attributeTransformers.transformer(named: name) else {
+            preconditionFailure("no value transformer named '\(name)' is registered for \(entity.name).\(attribute.name); register one with coordinator.attributeTransformers.register(_:name:)")
         }
         return transformer
     }
@@ -311,7 +311,7 @@ extension ManagedObject {
         }
     }
 
-    static func attributeValue(_ value: Any?, for attribute: AttributeDescription, entity: String, transformer: (any ValueTransformer)?) -> AttributeValue? {
+    static func attributeValue(_ value: Any?, for attribute: AttributeDescription, entity: String, transformer: (any AttributeTransformer)?) -> AttributeValue? {
         guard let value else { return nil }
         if attribute.type == .transformable {
             if let data = value as? Data, transformer == nil { return .binary(data) }

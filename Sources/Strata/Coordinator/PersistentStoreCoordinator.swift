@@ -44,7 +44,7 @@ public final class PersistentStoreCoordinator: Sendable {
     public let schema: Schema
     public let storeTypes: StoreTypeRegistry
     /// Transformers for `transformable` attributes, by the names the model uses.
-    public let valueTransformers = ValueTransformerRegistry()
+    public let attributeTransformers = AttributeTransformerRegistry()
     public let logger: Logger
 
     private struct State {

@@ -4,8 +4,8 @@ public import Foundation
 /// on the right of a comparison built in code.
 ///
 /// ```swift
-/// let p = try Predicate(format: "title BEGINSWITH[c] %@ AND priority >= %d", "Buy", 3)
-/// let q = Expression.key("tags.name").in(["home", "work"])
+/// let p = try FetchPredicate(format: "title BEGINSWITH[c] %@ AND priority >= %d", "Buy", 3)
+/// let q = FetchExpression.key("tags.name").in(["home", "work"])
 /// ```
 /// Strings, every integer type, `Double`, `Float`, `Bool`, `Decimal`, `Date`, `Data`, `UUID`,
 /// `URL`, ``ObjectID``, ``PredicateValue``, arrays and sets of these, and optionals of these

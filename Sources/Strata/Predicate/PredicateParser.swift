@@ -1,11 +1,11 @@
 import Foundation
 
-extension Predicate {
+extension FetchPredicate {
     /// Parses the NSPredicate format-string language, filling `%@`, `%K`, `%d`, `%f`, `%s` from
     /// `arguments` in order.
     ///
     /// ```swift
-    /// let p = try Predicate(format: "title BEGINSWITH[cd] %@ AND ANY tags.name IN %@", "buy", ["home", "work"])
+    /// let p = try FetchPredicate(format: "title BEGINSWITH[cd] %@ AND ANY tags.name IN %@", "buy", ["home", "work"])
     /// ```
     /// Keywords are case-insensitive; a reserved word is used as a key path by writing `#` before
     /// it (`#IN`). See ``PredicateSyntaxError`` for what can go wrong.
@@ -74,7 +74,7 @@ struct PredicateParser {
         self.arguments = arguments
     }
 
-    mutating func parse() throws -> Predicate {
+    mutating func parse() throws -> FetchPredicate {
         try advance()
         let predicate = try parseOr()
         if token.kind == .rightParen {
@@ -92,7 +92,7 @@ struct PredicateParser {
 
     // MARK: Predicates
 
-    private mutating func parseOr() throws -> Predicate {
+    private mutating func parseOr() throws -> FetchPredicate {
         var operands = [try parseAnd()]
         while atOr {
             try advance()
@@ -101,7 +101,7 @@ struct PredicateParser {
         return operands.count == 1 ? operands[0] : .or(operands)
     }
 
-    private mutating func parseAnd() throws -> Predicate {
+    private mutating func parseAnd() throws -> FetchPredicate {
         var operands = [try parseNot()]
         while atAnd {
             try advance()
@@ -110,7 +110,7 @@ struct PredicateParser {
         return operands.count == 1 ? operands[0] : .and(operands)
     }
 
-    private mutating func parseNot() throws -> Predicate {
+    private mutating func parseNot() throws -> FetchPredicate {
         guard atNot else { return try parsePrimary() }
         try nest()
         defer { depth -= 1 }
@@ -138,13 +138,13 @@ struct PredicateParser {
     // slot, and `PredicateSyntaxError.maximumNestingDepth` levels must fit easily in a 512 KB
     // thread (64 nested SUBQUERYs, the costliest cycle, take about 200 KB in a debug build).
 
-    private mutating func parsePrimary() throws -> Predicate {
+    private mutating func parsePrimary() throws -> FetchPredicate {
         if let constant = try parseConstantPredicate() { return constant }
         if case .leftParen = token.kind { return try parseParenthesized() }
         return .comparison(try parseComparison())
     }
 
-    private mutating func parseConstantPredicate() throws -> Predicate? {
+    private mutating func parseConstantPredicate() throws -> FetchPredicate? {
         let value: Bool
         if isKeyword("TRUEPREDICATE") {
             value = true
@@ -157,7 +157,7 @@ struct PredicateParser {
         return .constant(value)
     }
 
-    private mutating func parseParenthesized() throws -> Predicate {
+    private mutating func parseParenthesized() throws -> FetchPredicate {
         let open = token.start
         try nest()
         defer { depth -= 1 }
@@ -245,7 +245,7 @@ struct PredicateParser {
         return options
     }
 
-    private func checkBounds(_ right: Expression, at start: Int) throws {
+    private func checkBounds(_ right: FetchExpression, at start: Int) throws {
         let count: Int?
         switch right {
         case .array(let elements): count = elements.count
@@ -260,7 +260,7 @@ struct PredicateParser {
 
     // MARK: Expressions
 
-    private mutating func parseExpression(expecting expected: String) throws -> Expression {
+    private mutating func parseExpression(expecting expected: String) throws -> FetchExpression {
         switch expressionStart() {
         case .array: try parseArray()
         case .subquery: try parseSubquery()
@@ -279,7 +279,7 @@ struct PredicateParser {
     }
 
     /// Everything but arrays, SUBQUERY and CAST: the expressions that contain no others.
-    private mutating func parseSimpleExpression(expecting expected: String) throws -> Expression {
+    private mutating func parseSimpleExpression(expecting expected: String) throws -> FetchExpression {
         let start = token
         switch token.kind {
         case .string(let value):
@@ -378,12 +378,12 @@ struct PredicateParser {
         return component
     }
 
-    private mutating func parseArray() throws -> Expression {
+    private mutating func parseArray() throws -> FetchExpression {
         let open = token.start
         try nest()
         defer { depth -= 1 }
         try advance()
-        var elements: [Expression] = []
+        var elements: [FetchExpression] = []
         if token.kind != .rightBrace {
             elements.append(try parseExpression(expecting: "an array element"))
             while token.kind == .comma {
@@ -395,7 +395,7 @@ struct PredicateParser {
         return .array(elements)
     }
 
-    private mutating func parseSubquery() throws -> Expression {
+    private mutating func parseSubquery() throws -> FetchExpression {
         let open = token.start
         try nest()
         defer { depth -= 1 }
@@ -421,7 +421,7 @@ struct PredicateParser {
 
     /// `CAST(value, 'Type')` on a constant, folded into a constant of another kind: the form in
     /// which dates, decimals, data, UUIDs, URLs, object IDs and constant arrays are written.
-    private mutating func parseCast() throws -> Expression {
+    private mutating func parseCast() throws -> FetchExpression {
         let open = token.start
         try nest()
         defer { depth -= 1 }
@@ -433,7 +433,7 @@ struct PredicateParser {
     }
 
     /// `, 'Type')` after a CAST's value, and the conversion.
-    private mutating func finishCast(_ value: Expression, valueStart: Int, open: Int) throws -> Expression {
+    private mutating func finishCast(_ value: FetchExpression, valueStart: Int, open: Int) throws -> FetchExpression {
         try expect(.comma, "',' after the value to CAST")
         let typeToken = token
         guard case .string(let type) = token.kind else {
@@ -459,7 +459,7 @@ struct PredicateParser {
 
     // MARK: Arguments
 
-    private mutating func parseArgument(_ specifier: String) throws -> Expression {
+    private mutating func parseArgument(_ specifier: String) throws -> FetchExpression {
         let start = token
         guard argumentsUsed < arguments.count else {
             throw error(
@@ -589,7 +589,7 @@ struct PredicateParser {
 extension PredicateValue {
     /// The constant `CAST(value, type)` stands for; nil when the type is unknown or the value
     /// cannot be converted.
-    fileprivate static func cast(_ expression: Expression, to type: String) -> PredicateValue? {
+    fileprivate static func cast(_ expression: FetchExpression, to type: String) -> PredicateValue? {
         if type == "NSArray" { return constantArray(expression) }
         guard case .constant(let value) = expression else { return nil }
         switch (type, value) {
@@ -635,7 +635,7 @@ extension PredicateValue {
 
     private static let specialDoubles: [String: Double] = ["NaN": .nan, "Infinity": .infinity, "-Infinity": -.infinity]
 
-    private static func constantArray(_ expression: Expression) -> PredicateValue? {
+    private static func constantArray(_ expression: FetchExpression) -> PredicateValue? {
         switch expression {
         case .constant(.array): return expression.constantValue
         case .array(let elements):
@@ -696,7 +696,7 @@ extension PredicateValue {
     }
 }
 
-extension Expression {
+extension FetchExpression {
     fileprivate var constantValue: PredicateValue? {
         if case .constant(let value) = self { return value }
         return nil

@@ -1,11 +1,11 @@
 import Foundation
 
-extension Predicate: CustomStringConvertible {
+extension FetchPredicate: CustomStringConvertible {
     /// The predicate in the format-string language, with only the parentheses that precedence
-    /// needs; ``Predicate/init(format:_:)`` reads it back as the same tree.
+    /// needs; ``FetchPredicate/init(format:_:)`` reads it back as the same tree.
     ///
     /// ```swift
-    /// (Expression.key("priority") >= 3 && !(Expression.key("done") == true)).description
+    /// (FetchExpression.key("priority") >= 3 && !(FetchExpression.key("done") == true)).description
     /// // priority >= 3 AND NOT done == TRUE
     /// ```
     /// Two shapes that the parser never builds print as their meaning: an `.and` or `.or` of one
@@ -26,7 +26,7 @@ extension Comparison: CustomStringConvertible {
     }
 }
 
-extension Expression: CustomStringConvertible {
+extension FetchExpression: CustomStringConvertible {
     /// The expression in the format-string language: `author.name`, `SELF`, `$x.name`, `{1, 2}`,
     /// `SUBQUERY(tags, $t, $t.name == "home").@count`. Reserved words in key paths are escaped
     /// (`#IN`); an empty key path prints as `SELF`. A component that is not a name, which only
@@ -50,7 +50,7 @@ extension PredicateValue: CustomStringConvertible {
     /// | `.uuid` | `CAST("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "NSUUID")` |
     /// | `.uri` | `CAST("https://example.com/a", "NSURL")`: the absolute string |
     /// | `.object` | `CAST("strata://<store UUID>/Todo/p3", "ObjectID")`: its URI representation |
-    /// | `.array` | `CAST({1, "a"}, "NSArray")`; a bare `{1, "a"}` is an ``Expression/array(_:)`` |
+    /// | `.array` | `CAST({1, "a"}, "NSArray")`; a bare `{1, "a"}` is an ``FetchExpression/array(_:)`` |
     ///
     /// A URL relative to a base URL reads back as its absolute form.
     public var description: String { PredicatePrinter.value(self, insideArray: false) }
@@ -66,7 +66,7 @@ enum PredicatePrinter {
         static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    static func predicate(_ predicate: Predicate, within required: Level) -> String {
+    static func predicate(_ predicate: FetchPredicate, within required: Level) -> String {
         let text: String
         let level: Level
         switch normalized(predicate) {
@@ -86,7 +86,7 @@ enum PredicatePrinter {
     }
 
     /// An `.and`/`.or` of one operand is that operand; of none, its identity.
-    private static func normalized(_ predicate: Predicate) -> Predicate {
+    private static func normalized(_ predicate: FetchPredicate) -> FetchPredicate {
         var predicate = predicate
         while true {
             switch predicate {
@@ -107,7 +107,7 @@ enum PredicatePrinter {
         return letters.isEmpty ? "" : "[\(letters)]"
     }
 
-    static func expression(_ expression: Expression) -> String {
+    static func expression(_ expression: FetchExpression) -> String {
         switch expression {
         case .constant(let value):
             return value.description

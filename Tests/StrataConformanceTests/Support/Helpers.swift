@@ -13,7 +13,7 @@ extension ManagedObjectContext {
 
     /// Every object of an entity (with subentities), ordered by `key`.
     func all(_ entityName: String, by key: String = "name") throws -> [ManagedObject] {
-        try fetch(FetchRequest(entityName: entityName, sortDescriptors: [SortDescriptor(key)]))
+        try fetch(FetchRequest(entityName: entityName, sortDescriptors: [FetchSortDescriptor(key)]))
     }
 }
 

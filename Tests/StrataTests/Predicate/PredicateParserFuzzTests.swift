@@ -23,10 +23,10 @@ import Testing
     func check(_ format: String) {
         for arguments in Self.arguments {
             do {
-                let predicate = try Predicate(format: format, argumentArray: arguments)
+                let predicate = try FetchPredicate(format: format, argumentArray: arguments)
                 let printed = predicate.description
                 do {
-                    #expect(try Predicate(format: printed).description == printed, "\(format) → \(printed)")
+                    #expect(try FetchPredicate(format: printed).description == printed, "\(format) → \(printed)")
                 } catch {
                     Issue.record("\(format) parsed, but its printed form \(printed) did not: \(error)")
                 }
@@ -131,7 +131,7 @@ import Testing
         for depth in [PredicateSyntaxError.maximumNestingDepth + 1, 10_000] {
             let format = prefix + String(repeating: open, count: depth) + middle + String(repeating: close, count: depth) + suffix
             #expect {
-                try Predicate(format: format)
+                try FetchPredicate(format: format)
             } throws: { error in
                 (error as? PredicateSyntaxError)?.code == .nestingTooDeep
             }
@@ -142,18 +142,18 @@ import Testing
         let depth = PredicateSyntaxError.maximumNestingDepth
         let subqueries = String(repeating: "SUBQUERY(x, $x, ", count: depth) + "a == 1"
             + String(repeating: ").@count == 1", count: depth)
-        let predicate = try Predicate(format: subqueries)
-        #expect(try Predicate(format: predicate.description) == predicate)
+        let predicate = try FetchPredicate(format: subqueries)
+        #expect(try FetchPredicate(format: predicate.description) == predicate)
         let mixed = String(repeating: "(NOT {", count: depth / 2)
-        #expect(throws: PredicateSyntaxError.self) { try Predicate(format: mixed) }
+        #expect(throws: PredicateSyntaxError.self) { try FetchPredicate(format: mixed) }
     }
 
     @Test func longInputs() throws {
         let conjunction = Array(repeating: "a == 1", count: 5_000).joined(separator: " AND ")
-        #expect(try Predicate(format: conjunction) == .and(Array(repeating: equal("a", 1), count: 5_000)))
+        #expect(try FetchPredicate(format: conjunction) == .and(Array(repeating: equal("a", 1), count: 5_000)))
         let text = String(repeating: "x", count: 100_000)
-        #expect(try Predicate(format: "a == '\(text)'") == equal("a", .string(text)))
+        #expect(try FetchPredicate(format: "a == '\(text)'") == equal("a", .string(text)))
         let path = Array(repeating: "a", count: 10_000).joined(separator: ".")
-        #expect(try Predicate(format: "\(path) == 1") == equal(path, 1))
+        #expect(try FetchPredicate(format: "\(path) == 1") == equal(path, 1))
     }
 }

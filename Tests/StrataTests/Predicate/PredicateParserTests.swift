@@ -11,8 +11,8 @@ import Testing
         (">", .greaterThan), (">=", .greaterThanOrEqual), ("=>", .greaterThanOrEqual),
     ])
     func symbolicOperators(symbol: String, op: ComparisonOperator) throws {
-        #expect(try Predicate(format: "priority \(symbol) 3") == comparison(.key("priority"), op, .constant(3)))
-        #expect(try Predicate(format: "priority\(symbol)3") == comparison(.key("priority"), op, .constant(3)))
+        #expect(try FetchPredicate(format: "priority \(symbol) 3") == comparison(.key("priority"), op, .constant(3)))
+        #expect(try FetchPredicate(format: "priority\(symbol)3") == comparison(.key("priority"), op, .constant(3)))
     }
 
     @Test(arguments: [
@@ -21,20 +21,20 @@ import Testing
         ("endswith", .endsWith), ("LIKE", .like), ("like", .like), ("MATCHES", .matches), ("Matches", .matches),
     ])
     func keywordOperators(keyword: String, op: ComparisonOperator) throws {
-        #expect(try Predicate(format: "title \(keyword) 'x'") == comparison(.key("title"), op, .constant("x")))
+        #expect(try FetchPredicate(format: "title \(keyword) 'x'") == comparison(.key("title"), op, .constant("x")))
     }
 
     @Test func between() throws {
         #expect(
-            try Predicate(format: "priority BETWEEN {1, 5}")
+            try FetchPredicate(format: "priority BETWEEN {1, 5}")
                 == comparison(.key("priority"), .between, .array([.constant(1), .constant(5)]))
         )
         #expect(
-            try Predicate(format: "priority between %@", [1, 5])
+            try FetchPredicate(format: "priority between %@", [1, 5])
                 == comparison(.key("priority"), .between, .constant([1, 5]))
         )
         #expect(
-            try Predicate(format: "date BETWEEN {$start, $end}")
+            try FetchPredicate(format: "date BETWEEN {$start, $end}")
                 == comparison(.key("date"), .between, .array([.variable("start", []), .variable("end", [])]))
         )
     }
@@ -48,7 +48,7 @@ import Testing
     func options(written: String, options: ComparisonOptions) throws {
         for (keyword, op) in [("==", ComparisonOperator.equal), ("!=", .notEqual), ("BEGINSWITH", .beginsWith), ("LIKE", .like)] {
             #expect(
-                try Predicate(format: "name \(keyword)\(written) 'x'")
+                try FetchPredicate(format: "name \(keyword)\(written) 'x'")
                     == comparison(.key("name"), op, .constant("x"), options: options)
             )
         }
@@ -57,7 +57,7 @@ import Testing
     @Test func optionsOnEveryOperator() throws {
         for op in ComparisonOperator.allCases where op != .between {
             #expect(
-                try Predicate(format: "a \(op.rawValue)[cd] b")
+                try FetchPredicate(format: "a \(op.rawValue)[cd] b")
                     == comparison(.key("a"), op, .key("b"), options: [.caseInsensitive, .diacriticInsensitive])
             )
         }
@@ -66,7 +66,7 @@ import Testing
     // MARK: Logic and precedence
 
     @Test(arguments: [
-        ("a == 1 OR b == 2 AND c == 3", Predicate.or([equal("a", 1), .and([equal("b", 2), equal("c", 3)])])),
+        ("a == 1 OR b == 2 AND c == 3", FetchPredicate.or([equal("a", 1), .and([equal("b", 2), equal("c", 3)])])),
         ("a == 1 AND b == 2 OR c == 3", .or([.and([equal("a", 1), equal("b", 2)]), equal("c", 3)])),
         ("a == 1 AND b == 2 AND c == 3", .and([equal("a", 1), equal("b", 2), equal("c", 3)])),
         ("a == 1 OR b == 2 OR c == 3", .or([equal("a", 1), equal("b", 2), equal("c", 3)])),
@@ -87,8 +87,8 @@ import Testing
         ("TRUEPREDICATE OR NOT FALSEPREDICATE", .or([.true, .not(.false)])),
         ("\n\ta == 1\r\n", equal("a", 1)),
     ])
-    func precedence(format: String, expected: Predicate) throws {
-        #expect(try Predicate(format: format) == expected)
+    func precedence(format: String, expected: FetchPredicate) throws {
+        #expect(try FetchPredicate(format: format) == expected)
     }
 
     // MARK: Literals
@@ -129,17 +129,17 @@ import Testing
         ("null", nil),
     ])
     func literals(literal: String, value: PredicateValue) throws {
-        #expect(try Predicate(format: "x == \(literal)") == equal("x", value))
+        #expect(try FetchPredicate(format: "x == \(literal)") == equal("x", value))
     }
 
     @Test func arrays() throws {
         #expect(
-            try Predicate(format: "x IN {1, 2, 'a'}")
+            try FetchPredicate(format: "x IN {1, 2, 'a'}")
                 == comparison(.key("x"), .in, .array([.constant(1), .constant(2), .constant("a")]))
         )
-        #expect(try Predicate(format: "x IN {}") == comparison(.key("x"), .in, .array([])))
+        #expect(try FetchPredicate(format: "x IN {}") == comparison(.key("x"), .in, .array([])))
         #expect(
-            try Predicate(format: "x IN {{1}, {}, a.b, $v, %@}", 7)
+            try FetchPredicate(format: "x IN {{1}, {}, a.b, $v, %@}", 7)
                 == comparison(
                     .key("x"), .in,
                     .array([.array([.constant(1)]), .array([]), .key("a.b"), .variable("v", []), .constant(7)])
@@ -174,21 +174,21 @@ import Testing
             ("CAST(CAST('1', 'NSNumber'), 'NSDate')", .date(Date(timeIntervalSinceReferenceDate: 1))),
         ]
         for (cast, value) in cases {
-            #expect(try Predicate(format: "x == \(cast)") == equal("x", value), "\(cast)")
+            #expect(try FetchPredicate(format: "x == \(cast)") == equal("x", value), "\(cast)")
         }
-        let nan = try Predicate(format: "x == CAST('NaN', 'NSNumber')")
+        let nan = try FetchPredicate(format: "x == CAST('NaN', 'NSNumber')")
         guard case .comparison(let c) = nan, case .constant(.double(let d)) = c.right else {
             Issue.record("expected a double constant, got \(nan)")
             return
         }
         #expect(d.isNaN)
-        #expect(try Predicate(format: "x == CAST(%@, 'NSDate')", 10) == equal("x", .date(Date(timeIntervalSinceReferenceDate: 10))))
+        #expect(try FetchPredicate(format: "x == CAST(%@, 'NSDate')", 10) == equal("x", .date(Date(timeIntervalSinceReferenceDate: 10))))
     }
 
     // MARK: Key paths, variables, modifiers, subqueries
 
     @Test(arguments: [
-        ("author.name", Expression.keyPath(["author", "name"])),
+        ("author.name", FetchExpression.keyPath(["author", "name"])),
         ("SELF", .evaluatedObject),
         ("self", .evaluatedObject),
         ("SELF.name", .keyPath(["name"])),
@@ -214,9 +214,9 @@ import Testing
         ("$IN", .variable("IN", [])),
         ("$t.books.@count", .variable("t", ["books", "@count"])),
     ])
-    func keyPaths(written: String, expression: Expression) throws {
-        #expect(try Predicate(format: "\(written) == 1") == comparison(expression, .equal, .constant(1)))
-        #expect(try Predicate(format: "1 == \(written)") == comparison(.constant(1), .equal, expression))
+    func keyPaths(written: String, expression: FetchExpression) throws {
+        #expect(try FetchPredicate(format: "\(written) == 1") == comparison(expression, .equal, .constant(1)))
+        #expect(try FetchPredicate(format: "1 == \(written)") == comparison(.constant(1), .equal, expression))
     }
 
     @Test(arguments: [
@@ -225,18 +225,18 @@ import Testing
     ])
     func modifiers(keyword: String, modifier: ComparisonModifier) throws {
         #expect(
-            try Predicate(format: "\(keyword) tags.name ==[c] 'home'")
+            try FetchPredicate(format: "\(keyword) tags.name ==[c] 'home'")
                 == comparison(.key("tags.name"), .equal, .constant("home"), modifier, options: .caseInsensitive)
         )
         #expect(
-            try Predicate(format: "NOT \(keyword) tags.name IN %@", ["a"])
+            try FetchPredicate(format: "NOT \(keyword) tags.name IN %@", ["a"])
                 == .not(comparison(.key("tags.name"), .in, .constant(["a"]), modifier))
         )
     }
 
     @Test func subqueries() throws {
         #expect(
-            try Predicate(format: "SUBQUERY(tags, $t, $t.name BEGINSWITH 'h' AND $t.todos.@count > 1).@count > 0")
+            try FetchPredicate(format: "SUBQUERY(tags, $t, $t.name BEGINSWITH 'h' AND $t.todos.@count > 1).@count > 0")
                 == comparison(
                     .subquery(
                         collection: .key("tags"), variable: "t",
@@ -250,17 +250,17 @@ import Testing
                 )
         )
         #expect(
-            try Predicate(format: "subquery(a.b, $x, TRUEPREDICATE) != NIL")
+            try FetchPredicate(format: "subquery(a.b, $x, TRUEPREDICATE) != NIL")
                 == comparison(
                     .subquery(collection: .key("a.b"), variable: "x", predicate: .true, keyPath: []),
                     .notEqual, .constant(nil)
                 )
         )
-        let inner = Expression.subquery(
+        let inner = FetchExpression.subquery(
             collection: .variable("t", ["items"]), variable: "i", predicate: equal("done", true), keyPath: ["@count"]
         )
         #expect(
-            try Predicate(format: "SUBQUERY(tags, $t, SUBQUERY($t.items, $i, done == YES).@count == 0).@count == 2")
+            try FetchPredicate(format: "SUBQUERY(tags, $t, SUBQUERY($t.items, $i, done == YES).@count == 0).@count == 2")
                 == comparison(
                     .subquery(
                         collection: .key("tags"), variable: "t",
@@ -272,9 +272,9 @@ import Testing
     }
 
     @Test func constantsOnTheLeft() throws {
-        #expect(try Predicate(format: "'home' IN tags.name") == comparison(.constant("home"), .in, .key("tags.name")))
-        #expect(try Predicate(format: "%@ < priority", 3) == comparison(.constant(3), .lessThan, .key("priority")))
-        #expect(try Predicate(format: "NIL == notes") == comparison(.constant(nil), .equal, .key("notes")))
+        #expect(try FetchPredicate(format: "'home' IN tags.name") == comparison(.constant("home"), .in, .key("tags.name")))
+        #expect(try FetchPredicate(format: "%@ < priority", 3) == comparison(.constant(3), .lessThan, .key("priority")))
+        #expect(try FetchPredicate(format: "NIL == notes") == comparison(.constant(nil), .equal, .key("notes")))
     }
 
     // MARK: Arguments
@@ -296,36 +296,36 @@ import Testing
             ([[1], []] as [[Int]], [[1], []]),
         ]
         for (argument, value) in cases {
-            #expect(try Predicate(format: "x == %@", argument) == equal("x", value), "\(argument)")
-            #expect(try Predicate(format: "x == %@", argumentArray: [argument]) == equal("x", value))
+            #expect(try FetchPredicate(format: "x == %@", argument) == equal("x", value), "\(argument)")
+            #expect(try FetchPredicate(format: "x == %@", argumentArray: [argument]) == equal("x", value))
         }
     }
 
     @Test func typedSpecifiers() throws {
-        #expect(try Predicate(format: "x == %d", 3) == equal("x", 3))
-        #expect(try Predicate(format: "x == %i", Int16(-3)) == equal("x", -3))
-        #expect(try Predicate(format: "x == %ld AND y == %lld AND z == %u", 1, 2, UInt8(3))
+        #expect(try FetchPredicate(format: "x == %d", 3) == equal("x", 3))
+        #expect(try FetchPredicate(format: "x == %i", Int16(-3)) == equal("x", -3))
+        #expect(try FetchPredicate(format: "x == %ld AND y == %lld AND z == %u", 1, 2, UInt8(3))
             == .and([equal("x", 1), equal("y", 2), equal("z", 3)]))
-        #expect(try Predicate(format: "x == %f", 2.5) == equal("x", 2.5))
-        #expect(try Predicate(format: "x == %lf", Decimal(1)) == equal("x", .decimal(1)))
-        #expect(try Predicate(format: "x == %s", "%@") == equal("x", "%@"))
+        #expect(try FetchPredicate(format: "x == %f", 2.5) == equal("x", 2.5))
+        #expect(try FetchPredicate(format: "x == %lf", Decimal(1)) == equal("x", .decimal(1)))
+        #expect(try FetchPredicate(format: "x == %s", "%@") == equal("x", "%@"))
     }
 
     @Test func keyPathArguments() throws {
-        #expect(try Predicate(format: "%K == %@", "title", "x") == equal("title", "x"))
-        #expect(try Predicate(format: "%K BEGINSWITH %@", "author.name", "A")
+        #expect(try FetchPredicate(format: "%K == %@", "title", "x") == equal("title", "x"))
+        #expect(try FetchPredicate(format: "%K BEGINSWITH %@", "author.name", "A")
             == comparison(.key("author.name"), .beginsWith, .constant("A")))
-        #expect(try Predicate(format: "%K > 2", "books.@COUNT") == comparison(.key("books.@count"), .greaterThan, .constant(2)))
-        #expect(try Predicate(format: "%K.@count > 2", "books") == comparison(.key("books.@count"), .greaterThan, .constant(2)))
-        #expect(try Predicate(format: "%K == 1", "IN") == equal("IN", 1))
-        #expect(try Predicate(format: "%K == 1", "1st._x.名前") == equal("1st._x.名前", 1))
-        #expect(try Predicate(format: "ANY %K == %@", "tags.name", "x")
+        #expect(try FetchPredicate(format: "%K > 2", "books.@COUNT") == comparison(.key("books.@count"), .greaterThan, .constant(2)))
+        #expect(try FetchPredicate(format: "%K.@count > 2", "books") == comparison(.key("books.@count"), .greaterThan, .constant(2)))
+        #expect(try FetchPredicate(format: "%K == 1", "IN") == equal("IN", 1))
+        #expect(try FetchPredicate(format: "%K == 1", "1st._x.名前") == equal("1st._x.名前", 1))
+        #expect(try FetchPredicate(format: "ANY %K == %@", "tags.name", "x")
             == comparison(.key("tags.name"), .equal, .constant("x"), .any))
     }
 
     @Test func argumentsFillInOrder() throws {
         #expect(
-            try Predicate(format: "a == %@ AND %K == %d OR c IN %@", "x", "b", 2, ["y"])
+            try FetchPredicate(format: "a == %@ AND %K == %d OR c IN %@", "x", "b", 2, ["y"])
                 == .or([.and([equal("a", "x"), equal("b", 2)]), comparison(.key("c"), .in, .constant(["y"]))])
         )
     }
@@ -417,7 +417,7 @@ import Testing
     ])
     func syntaxErrors(format: String, column: Int, code: PredicateSyntaxError.Code, message: String) {
         #expect(throws: PredicateSyntaxError(code: code, format: format, column: column, message: message)) {
-            try Predicate(format: format)
+            try FetchPredicate(format: format)
         }
     }
 
@@ -441,7 +441,7 @@ import Testing
         ]
         for (format, arguments, column, code, message) in cases {
             #expect(throws: PredicateSyntaxError(code: code, format: format, column: column, message: message)) {
-                try Predicate(format: format, argumentArray: arguments)
+                try FetchPredicate(format: format, argumentArray: arguments)
             }
         }
     }
@@ -449,17 +449,17 @@ import Testing
     @Test func nestingDepthIsBounded() throws {
         let limit = PredicateSyntaxError.maximumNestingDepth
         func parens(_ n: Int) -> String { String(repeating: "(", count: n) + "a == 1" + String(repeating: ")", count: n) }
-        #expect(try Predicate(format: parens(limit)) == equal("a", 1))
+        #expect(try FetchPredicate(format: parens(limit)) == equal("a", 1))
         #expect(throws: PredicateSyntaxError(
             code: .nestingTooDeep, format: parens(limit + 1), column: limit + 1, message: "nested more than 64 levels deep"
         )) {
-            try Predicate(format: parens(limit + 1))
+            try FetchPredicate(format: parens(limit + 1))
         }
         let nots = String(repeating: "NOT ", count: limit + 1) + "a == 1"
         #expect(throws: PredicateSyntaxError(
             code: .nestingTooDeep, format: nots, column: 4 * limit + 1, message: "nested more than 64 levels deep"
         )) {
-            try Predicate(format: nots)
+            try FetchPredicate(format: nots)
         }
     }
 

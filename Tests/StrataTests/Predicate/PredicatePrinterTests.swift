@@ -8,7 +8,7 @@ import Testing
     static let c = equal("c", 3)
 
     @Test(arguments: [
-        (Predicate.true, "TRUEPREDICATE"),
+        (FetchPredicate.true, "TRUEPREDICATE"),
         (.false, "FALSEPREDICATE"),
         (.or([a, .and([b, c])]), "a == 1 OR b == 2 AND c == 3"),
         (.or([.and([a, b]), c]), "a == 1 AND b == 2 OR c == 3"),
@@ -30,7 +30,7 @@ import Testing
         (.and([.or([a, b]), .and([.or([c, a])])]), "(a == 1 OR b == 2) AND (c == 3 OR a == 1)"),
         (.not(.and([.or([a, b])])), "NOT (a == 1 OR b == 2)"),
     ])
-    func precedence(predicate: Predicate, text: String) throws {
+    func precedence(predicate: FetchPredicate, text: String) throws {
         #expect(predicate.description == text)
     }
 
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (Expression.keyPath(["author", "name"]), "author.name"),
+        (FetchExpression.keyPath(["author", "name"]), "author.name"),
         (.keyPath(["books", "@count"]), "books.@count"),
         (.keyPath(["books", "@sum", "price"]), "books.@sum.price"),
         (.keyPath(["@count"]), "@count"),
@@ -72,7 +72,7 @@ import Testing
         (.subquery(collection: .key("tags"), variable: "t", predicate: .or([.true, .false]), keyPath: []),
          "SUBQUERY(tags, $t, TRUEPREDICATE OR FALSEPREDICATE)"),
     ])
-    func expressions(expression: Expression, text: String) {
+    func expressions(expression: FetchExpression, text: String) {
         #expect(expression.description == text)
     }
 
@@ -120,8 +120,8 @@ import Testing
         ]
         for (value, text) in cases {
             #expect(value.description == text)
-            #expect(Expression.constant(value).description == text)
-            let reparsed = try Predicate(format: "x == \(text)")
+            #expect(FetchExpression.constant(value).description == text)
+            let reparsed = try FetchPredicate(format: "x == \(text)")
             #expect(reparsed.description == "x == \(text)")
             if case .double(let double) = value, double.isNaN { continue }  // NaN is never equal to itself.
             #expect(reparsed == equal("x", value), "\(text)")
@@ -130,7 +130,7 @@ import Testing
 
     @Test func nanReadsBackAsNaN() throws {
         for text in [#"CAST("NaN", "NSNumber")"#, #"CAST(CAST("NaN", "NSNumber"), "NSDate")"#, #"CAST("NaN", "NSDecimalNumber")"#] {
-            let predicate = try Predicate(format: "x == \(text)")
+            let predicate = try FetchPredicate(format: "x == \(text)")
             guard case .comparison(let comparison) = predicate, case .constant(let value) = comparison.right else {
                 Issue.record("\(text) did not parse to a constant")
                 continue
@@ -155,9 +155,9 @@ import Testing
              #"SUBQUERY(tags, $t, $t.name LIKE[cd] "*x?").@count > 0"#),
         ]
         for (format, printed) in cases {
-            #expect(try Predicate(format: format).description == printed)
+            #expect(try FetchPredicate(format: format).description == printed)
         }
-        #expect(try Predicate(format: "x IN %@", Set([3, 1, 2])).description == #"x IN CAST({1, 2, 3}, "NSArray")"#)
+        #expect(try FetchPredicate(format: "x IN %@", Set([3, 1, 2])).description == #"x IN CAST({1, 2, 3}, "NSArray")"#)
     }
 
     /// Every generated tree prints as text that parses back to the same tree, and prints the
@@ -168,7 +168,7 @@ import Testing
         for _ in 0..<150 {
             let predicate = generator.predicate(depth: 4)
             let text = predicate.description
-            let parsed = try Predicate(format: text)
+            let parsed = try FetchPredicate(format: text)
             #expect(parsed == predicate, "\(text)")
             #expect(parsed.description == text)
         }

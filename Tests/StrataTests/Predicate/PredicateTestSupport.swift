@@ -1,20 +1,16 @@
 import Foundation
 @testable import Strata
 
-// Foundation declares `Predicate` and `Expression` too; these make the test module's names win.
-typealias Predicate = Strata.Predicate
-typealias Expression = Strata.Expression
-
 /// A comparison tree written out in full, independent of the builder under test.
 func comparison(
-    _ left: Expression, _ op: ComparisonOperator, _ right: Expression,
+    _ left: FetchExpression, _ op: ComparisonOperator, _ right: FetchExpression,
     _ modifier: ComparisonModifier = .direct, options: ComparisonOptions = []
-) -> Predicate {
+) -> FetchPredicate {
     .comparison(Comparison(left, op, right, modifier: modifier, options: options))
 }
 
 /// `key == value`, the comparison most tests need.
-func equal(_ key: String, _ value: PredicateValue) -> Predicate {
+func equal(_ key: String, _ value: PredicateValue) -> FetchPredicate {
     comparison(.key(key), .equal, .constant(value))
 }
 
@@ -44,7 +40,7 @@ struct PredicateGenerator {
     mutating func chance(_ percent: Int) -> Bool { int(1...100) <= percent }
     mutating func pick<T>(_ options: [T]) -> T { options[int(0...options.count - 1)] }
 
-    mutating func predicate(depth: Int) -> Predicate {
+    mutating func predicate(depth: Int) -> FetchPredicate {
         switch depth <= 0 ? int(0...1) : int(0...5) {
         case 0: return chance(10) ? .constant(chance(50)) : .comparison(comparison(depth: depth - 1))
         case 1: return .comparison(comparison(depth: depth - 1))
@@ -57,7 +53,7 @@ struct PredicateGenerator {
 
     mutating func comparison(depth: Int) -> Comparison {
         let op = pick(ComparisonOperator.allCases)
-        let right: Expression
+        let right: FetchExpression
         if op == .between {
             switch int(0...2) {
             case 0: right = .array([expression(depth: depth - 1), expression(depth: depth - 1)])
@@ -74,7 +70,7 @@ struct PredicateGenerator {
         )
     }
 
-    mutating func expression(depth: Int) -> Expression {
+    mutating func expression(depth: Int) -> FetchExpression {
         switch depth <= 0 ? int(0...3) : int(0...6) {
         case 0: return keyPath()
         case 1: return .constant(value(depth: depth))
@@ -91,7 +87,7 @@ struct PredicateGenerator {
         }
     }
 
-    mutating func keyPath() -> Expression {
+    mutating func keyPath() -> FetchExpression {
         var components = path(maxCount: 3)
         if components.isEmpty { components = [pick(Self.names)] }
         return .keyPath(components)
