@@ -84,3 +84,8 @@ func date(_ text: String) -> Date {
     guard let date = ISO8601.date(from: text) else { preconditionFailure("bad date \(text)") }
     return date
 }
+
+// Foundation has a `Predicate` and a `SortDescriptor` too; in this module the names mean
+// Strata's.
+typealias Predicate = Strata.Predicate
+typealias SortDescriptor = Strata.SortDescriptor
