@@ -141,6 +141,7 @@ extension ManagedObject {
     }
 
     public func setValue(_ value: Any?, forKey key: String) {
+        let value = Self.unboxingNil(value)
         switch property(key) {
         case .attribute(let attribute):
             context().setAttribute(self, key, Self.attributeValue(value, for: attribute, entity: entity.name, transformer: transformer(for: attribute)))
@@ -293,6 +294,15 @@ extension ManagedObject {
     }
 
     // MARK: - Conversions
+
+    /// The nil of an Optional that arrived boxed in `Any` (a typed property set to nil, or
+    /// `Optional<T>.none as Any`) as a plain nil.
+    static func unboxingNil(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional && mirror.children.isEmpty { return nil }
+        return value
+    }
 
     static func swiftValue(_ value: AttributeValue) -> Any {
         switch value {
