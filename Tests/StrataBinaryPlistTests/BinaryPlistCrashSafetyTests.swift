@@ -72,7 +72,7 @@ import Darwin
         #expect(try Data(contentsOf: url) == before)
         #expect(directory.names == ["store.plist"])
         let other = ManagedObjectContext(coordinator: coordinator)
-        let stored = try other.fetch(FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor("text")]))
+        let stored = try other.fetch(FetchRequest(entityName: "Item", sortDescriptors: [FetchSortDescriptor("text")]))
         #expect(stored.map { $0["text"] as? String } == ["deleted later", "kept"])
         #expect(try Fixtures.format.read(from: url).recordCount == 2)
         // The context still holds its changes, and saves them once writing works again.
