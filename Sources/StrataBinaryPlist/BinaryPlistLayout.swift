@@ -38,36 +38,6 @@ enum BinaryPlistLayout {
         static let version = "@version"
     }
 
-    /// A decimal as text that ``decimal(from:)`` reads back to the same value: the plain form
-    /// (`12.5`, `-0.001`) when it is exact and short enough, else the significand and the exponent
-    /// (`340282366920938463463374607431768211455e127`).
-    static func text(of decimal: Decimal) -> String? {
-        guard !decimal.isNaN else { return nil }
-        let plain = decimal.description
-        if let parsed = AttributeValue.parseDecimal(plain), parsed == decimal { return plain }
-        let scientific = (decimal.sign == .minus ? "-" : "") + decimal.significand.description + "e\(decimal.exponent)"
-        if let parsed = Self.decimal(from: scientific), parsed == decimal { return scientific }
-        return nil
-    }
-
-    /// Reads a decimal written as text: the strict form of the JSON data format (at most 38
-    /// significant digits), or a significand of up to 39 digits with an exponent, which is how
-    /// ``text(of:)`` writes values that need all 128 bits of `Decimal`'s significand.
-    static func decimal(from text: String) -> Decimal? {
-        if let decimal = AttributeValue.parseDecimal(text) { return decimal }
-        var bytes = Array(text.utf8)[...]
-        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-        guard let e = bytes.firstIndex(of: UInt8(ascii: "e")) else { return nil }
-        let significand = bytes[..<e]
-        var exponent = bytes[(e + 1)...]
-        if exponent.first == UInt8(ascii: "-") { exponent = exponent.dropFirst() }
-        func isDigits(_ part: ArraySlice<UInt8>, _ maximum: Int) -> Bool {
-            !part.isEmpty && part.count <= maximum && part.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        }
-        guard isDigits(significand, 39), isDigits(exponent, 3) else { return nil }
-        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
-    }
-
     /// `Entity/p12`: a reference that names its entity (see ``reference(from:)``).
     static func referenceText(_ id: ObjectID, primaryKey: Int64) -> String {
         "\(id.entityName)/p\(primaryKey)"

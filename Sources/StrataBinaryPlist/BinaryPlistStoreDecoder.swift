@@ -216,45 +216,60 @@ struct BinaryPlistStoreDecoder {
 
     // MARK: - Records
 
+    /// A key of a record, small enough to copy freely in the per-record loop.
     private struct Slot {
         enum Kind {
             case primaryKey
             case version
-            case attribute(AttributeDescription)
-            case toOne(RelationshipDescription)
-            case toMany(RelationshipDescription)
+            case attribute(AttributeType)
+            /// An index into ``EntityPlan/relationships``.
+            case toOne(Int)
+            case toMany(Int)
         }
 
+        /// An index into ``EntityPlan/names`` and ``EntityPlan/seen``.
         var index: Int
-        var name: String
         var kind: Kind
+    }
+
+    /// What reading a reference needs to know about its relationship.
+    private struct RelationshipInfo {
+        var name: String
+        var destination: String
+        var destinationIsAbstract: Bool
     }
 
     /// How to read one entity's records: its keys by name and, once seen, by the object number of
     /// the key string (files share key strings between records).
     private struct EntityPlan {
         var entity: EntityDescription
+        var names: [String] = [Layout.RecordKey.primaryKey, Layout.RecordKey.version]
+        var relationships: [RelationshipInfo] = []
         var slots: [String: Slot] = [:]
         var slotsByRef: [Int: Slot] = [:]
         /// The generation of the record that last set each slot, to refuse repeated keys.
         var seen: [Int]
         var transient: Set<String>
 
-        init(_ entity: EntityDescription) {
+        init(_ entity: EntityDescription, schema: Schema) {
             self.entity = entity
             var slots: [String: Slot] = [:]
-            slots[Layout.RecordKey.primaryKey] = Slot(index: 0, name: Layout.RecordKey.primaryKey, kind: .primaryKey)
-            slots[Layout.RecordKey.version] = Slot(index: 1, name: Layout.RecordKey.version, kind: .version)
+            slots[Layout.RecordKey.primaryKey] = Slot(index: 0, kind: .primaryKey)
+            slots[Layout.RecordKey.version] = Slot(index: 1, kind: .version)
             for attribute in entity.attributes where !attribute.isTransient {
-                slots[attribute.name] = Slot(index: slots.count, name: attribute.name, kind: .attribute(attribute))
+                slots[attribute.name] = Slot(index: names.count, kind: .attribute(attribute.type))
+                names.append(attribute.name)
             }
             for relationship in entity.relationships {
-                slots[relationship.name] = Slot(
-                    index: slots.count, name: relationship.name,
-                    kind: relationship.isToMany ? .toMany(relationship) : .toOne(relationship))
+                let position = relationships.count
+                relationships.append(RelationshipInfo(
+                    name: relationship.name, destination: relationship.destination,
+                    destinationIsAbstract: schema.entity(named: relationship.destination)?.isAbstract ?? false))
+                slots[relationship.name] = Slot(index: names.count, kind: relationship.isToMany ? .toMany(position) : .toOne(position))
+                names.append(relationship.name)
             }
             self.slots = slots
-            seen = Array(repeating: 0, count: slots.count)
+            seen = Array(repeating: 0, count: names.count)
             transient = Set(entity.attributes.filter(\.isTransient).map(\.name))
         }
     }
@@ -302,7 +317,7 @@ struct BinaryPlistStoreDecoder {
         let array = try container(ref, .array, "the records of '\(entity.name)'")
         path.append(ref)
         defer { path.removeLast() }
-        var plan = EntityPlan(entity)
+        var plan = EntityPlan(entity, schema: schema)
         var result: [ObjectID: StoreRecord] = [:]
         result.reserveCapacity(array.count)
         for index in 0..<array.count {
@@ -348,7 +363,7 @@ struct BinaryPlistStoreDecoder {
                 slot = found
             }
             guard plan.seen[slot.index] != generation else {
-                throw corrupt("\(place.description) has the key '\(slot.name)' twice", at: dictionary.offset)
+                throw corrupt("\(place.description) has the key '\(plan.names[slot.index])' twice", at: dictionary.offset)
             }
             plan.seen[slot.index] = generation
             switch slot.kind {
@@ -356,11 +371,14 @@ struct BinaryPlistStoreDecoder {
                 primaryKey = try integer(valueRef, "the '@id' of \(place.description)")
             case .version:
                 version = try integer(valueRef, "the '@version' of \(place.description)")
-            case .attribute(let attribute):
-                attributes[attribute.name] = try value(valueRef, of: attribute, place)
-            case .toOne(let relationship):
+            case .attribute(let type):
+                let name = plan.names[slot.index]
+                attributes[name] = try value(valueRef, type: type, name: name, place)
+            case .toOne(let position):
+                let relationship = plan.relationships[position]
                 toOne[relationship.name] = try objectID(valueRef, through: relationship, place, storeIdentifier: storeIdentifier, schema: schema)
-            case .toMany(let relationship):
+            case .toMany(let position):
+                let relationship = plan.relationships[position]
                 let members = try container(valueRef, .array, "'\(relationship.name)' of \(place.description)")
                 var ids: [ObjectID] = []
                 ids.reserveCapacity(members.count)
@@ -383,28 +401,28 @@ struct BinaryPlistStoreDecoder {
 
     // MARK: - Values
 
-    private func value(_ ref: Int, of attribute: AttributeDescription, _ place: Place) throws(StrataError) -> AttributeValue {
+    private func value(_ ref: Int, type: AttributeType, name: String, _ place: Place) throws(StrataError) -> AttributeValue {
         let offset = try reader.offset(of: ref)
         let object = try reader.object(ref, at: offset)
         func mismatch(_ expected: String) -> StrataError {
-            corrupt("'\(attribute.name)' of \(place.description) should be \(expected) (the model says \(attribute.type.rawValue)) but is \(object.kindName)", at: offset)
+            corrupt("'\(name)' of \(place.description) should be \(expected) (the model says \(type.rawValue)) but is \(object.kindName)", at: offset)
         }
-        switch attribute.type {
+        switch type {
         case .string:
             guard let string = try reader.string(object, at: offset) else { throw mismatch("a string") }
             return .string(string)
         case .int16, .int32, .int64:
             guard case .int(let integer) = object else { throw mismatch("an integer") }
-            let range = attribute.type.integerRange!
+            let range = type.integerRange!
             guard range.contains(integer) else {
-                throw corrupt("'\(attribute.name)' of \(place.description) is \(integer), outside the \(attribute.type.rawValue) range \(range.lowerBound)...\(range.upperBound)", at: offset)
+                throw corrupt("'\(name)' of \(place.description) is \(integer), outside the \(type.rawValue) range \(range.lowerBound)...\(range.upperBound)", at: offset)
             }
             return .integer(integer)
         case .decimal:
             if case .int(let integer) = object { return .decimal(Decimal(integer)) }
             guard let text = try reader.string(object, at: offset) else { throw mismatch("a decimal written as a string") }
             guard let decimal = Layout.decimal(from: text) else {
-                throw corrupt("'\(attribute.name)' of \(place.description) is \(String(reflecting: text)), not a decimal number like \"12.50\" with at most 38 significant digits", at: offset)
+                throw corrupt("'\(name)' of \(place.description) is \(String(reflecting: text)), not a decimal number like \"12.50\" with at most 38 significant digits", at: offset)
             }
             return .decimal(decimal)
         case .double:
@@ -434,15 +452,19 @@ struct BinaryPlistStoreDecoder {
                 withUnsafeMutableBytes(of: &bytes) { $0.copyBytes(from: UnsafeRawBufferPointer(rebasing: reader.bytes[range])) }
                 return .uuid(UUID(uuid: bytes))
             }
+            if case .asciiString(let range) = object,
+               let uuid = Layout.uuid(fromASCII: UnsafeRawBufferPointer(rebasing: reader.bytes[range])) {
+                return .uuid(uuid)
+            }
             guard let text = try reader.string(object, at: offset) else { throw mismatch("a UUID string") }
             guard let uuid = UUID(uuidString: text) else {
-                throw corrupt("'\(attribute.name)' of \(place.description) is \(String(reflecting: text)), not a UUID like \"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\"", at: offset)
+                throw corrupt("'\(name)' of \(place.description) is \(String(reflecting: text)), not a UUID like \"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\"", at: offset)
             }
             return .uuid(uuid)
         case .uri:
             guard let text = try reader.string(object, at: offset) else { throw mismatch("a URI string") }
             guard !text.isEmpty, let url = URL(string: text) else {
-                throw corrupt("'\(attribute.name)' of \(place.description) is \(String(reflecting: text)), not a URI", at: offset)
+                throw corrupt("'\(name)' of \(place.description) is \(String(reflecting: text)), not a URI", at: offset)
             }
             return .uri(url)
         }
@@ -453,13 +475,13 @@ struct BinaryPlistStoreDecoder {
     /// A reference in one of the layout's three forms: a primary key of the destination entity,
     /// `Entity/p12`, or an object URI (`strata://<store>/Entity/p12`).
     private mutating func objectID(
-        _ ref: Int, through relationship: RelationshipDescription, _ place: Place, storeIdentifier: String, schema: Schema
+        _ ref: Int, through relationship: RelationshipInfo, _ place: Place, storeIdentifier: String, schema: Schema
     ) throws(StrataError) -> ObjectID {
         let offset = try reader.offset(of: ref)
         let object = try reader.object(ref, at: offset)
         let what = "'\(relationship.name)' of \(place.description)"
         if case .int(let primaryKey) = object {
-            if schema.entity(named: relationship.destination)?.isAbstract == true {
+            if relationship.destinationIsAbstract {
                 throw corrupt("\(what) refers to '\(relationship.destination)' \(primaryKey), but '\(relationship.destination)' is abstract: a reference to one of its subentities names it ('Entity/p\(primaryKey)')", at: offset)
             }
             return ObjectID(entityName: relationship.destination, storeIdentifier: storeIdentifier, primaryKey: primaryKey)

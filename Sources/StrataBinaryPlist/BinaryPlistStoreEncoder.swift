@@ -119,29 +119,37 @@ struct BinaryPlistStoreEncoder {
     // MARK: - Records
 
     /// What is needed to write one entity's records: its stored properties in model order, each
-    /// with its shared key string.
+    /// with its shared key string (names and types only, cheap to copy in the per-record loop).
     private struct EntityPlan {
-        var entity: EntityDescription
-        var attributes: [(attribute: AttributeDescription, key: Int)] = []
-        var toOne: [(relationship: RelationshipDescription, key: Int)] = []
-        var toMany: [(relationship: RelationshipDescription, key: Int)] = []
+        struct Attribute {
+            var name: String
+            var type: AttributeType
+            var key: Int
+        }
+
+        struct Relationship {
+            var name: String
+            var destination: String
+            var key: Int
+        }
+
+        var attributes: [Attribute] = []
+        var toOne: [Relationship] = []
+        var toMany: [Relationship] = []
         var primaryKey = 0
         var version = 0
     }
 
     private mutating func encode(_ records: [ObjectID: StoreRecord], of entity: EntityDescription) throws(StrataError) -> Int {
-        var plan = EntityPlan(entity: entity)
+        var plan = EntityPlan()
         plan.primaryKey = name(Layout.RecordKey.primaryKey)
         plan.version = name(Layout.RecordKey.version)
         for attribute in entity.attributes where !attribute.isTransient {
-            plan.attributes.append((attribute, name(attribute.name)))
+            plan.attributes.append(EntityPlan.Attribute(name: attribute.name, type: attribute.type, key: name(attribute.name)))
         }
         for relationship in entity.relationships {
-            if relationship.isToMany {
-                plan.toMany.append((relationship, name(relationship.name)))
-            } else {
-                plan.toOne.append((relationship, name(relationship.name)))
-            }
+            let planned = EntityPlan.Relationship(name: relationship.name, destination: relationship.destination, key: name(relationship.name))
+            if relationship.isToMany { plan.toMany.append(planned) } else { plan.toOne.append(planned) }
         }
         let list = Array(records.values)
         var primaryKeys: [Int64] = []
@@ -169,27 +177,27 @@ struct BinaryPlistStoreEncoder {
         keys.append(plan.version)
         values.append(writer.integer(record.version))
         var found = 0
-        for (attribute, key) in plan.attributes {
+        for attribute in plan.attributes {
             guard let value = record.attributes[attribute.name] else { continue }
             found += 1
-            values.append(try encode(value, of: attribute, in: record))
-            keys.append(key)
+            values.append(try encode(value, name: attribute.name, type: attribute.type, in: record))
+            keys.append(attribute.key)
         }
         if found != record.attributes.count {
-            throw unknownKey(in: record, keys: Set(record.attributes.keys), known: plan.attributes.map(\.attribute.name), kind: "stored attribute")
+            throw unknownKey(in: record, keys: Set(record.attributes.keys), known: plan.attributes.map(\.name), kind: "stored attribute")
         }
         found = 0
-        for (relationship, key) in plan.toOne {
+        for relationship in plan.toOne {
             guard let target = record.toOne[relationship.name] else { continue }
             found += 1
             values.append(try reference(to: target, through: relationship, from: record))
-            keys.append(key)
+            keys.append(relationship.key)
         }
         if found != record.toOne.count {
-            throw unknownKey(in: record, keys: Set(record.toOne.keys), known: plan.toOne.map(\.relationship.name), kind: "to-one relationship")
+            throw unknownKey(in: record, keys: Set(record.toOne.keys), known: plan.toOne.map(\.name), kind: "to-one relationship")
         }
         found = 0
-        for (relationship, key) in plan.toMany {
+        for relationship in plan.toMany {
             guard let targets = record.toMany[relationship.name] else { continue }
             found += 1
             members.removeAll(keepingCapacity: true)
@@ -197,10 +205,10 @@ struct BinaryPlistStoreEncoder {
                 members.append(try reference(to: target, through: relationship, from: record))
             }
             values.append(writer.array(members))
-            keys.append(key)
+            keys.append(relationship.key)
         }
         if found != record.toMany.count {
-            throw unknownKey(in: record, keys: Set(record.toMany.keys), known: plan.toMany.map(\.relationship.name), kind: "to-many relationship")
+            throw unknownKey(in: record, keys: Set(record.toMany.keys), known: plan.toMany.map(\.name), kind: "to-many relationship")
         }
         return writer.dictionary(keys: keys, values: values)
     }
@@ -210,18 +218,18 @@ struct BinaryPlistStoreEncoder {
         return StrataError(.invalidData, "cannot write \(record.objectID): '\(record.objectID.entityName)' has no \(kind) \(unknown.map { "'\($0)'" }.joined(separator: ", "))")
     }
 
-    private func encode(_ value: AttributeValue, of attribute: AttributeDescription, in record: StoreRecord) throws(StrataError) -> Int {
-        switch (attribute.type, value) {
+    private func encode(_ value: AttributeValue, name: String, type: AttributeType, in record: StoreRecord) throws(StrataError) -> Int {
+        switch (type, value) {
         case (.string, .string(let string)):
             return writer.string(string)
         case (.int16, .integer(let integer)), (.int32, .integer(let integer)), (.int64, .integer(let integer)):
-            guard attribute.type.integerRange!.contains(integer) else {
-                throw StrataError(.invalidData, "cannot write \(record.objectID).\(attribute.name): \(integer) is outside the \(attribute.type.rawValue) range")
+            guard type.integerRange!.contains(integer) else {
+                throw StrataError(.invalidData, "cannot write \(record.objectID).\(name): \(integer) is outside the \(type.rawValue) range")
             }
             return writer.integer(integer)
         case (.decimal, .decimal(let decimal)):
             guard let text = Layout.text(of: decimal) else {
-                throw StrataError(.invalidData, "cannot write \(record.objectID).\(attribute.name): the decimal \(decimal) has no exact text form")
+                throw StrataError(.invalidData, "cannot write \(record.objectID).\(name): the decimal \(decimal) has no exact text form")
             }
             return writer.string(text)
         case (.double, .double(let double)):
@@ -235,11 +243,11 @@ struct BinaryPlistStoreEncoder {
         case (.binary, .binary(let data)), (.transformable, .binary(let data)):
             return writer.data(data)
         case (.uuid, .uuid(let uuid)):
-            return writer.string(uuid.uuidString)
+            return writer.string(Layout.text(of: uuid))
         case (.uri, .uri(let url)):
             return writer.string(url.absoluteString)
         default:
-            throw StrataError(.invalidData, "cannot write \(record.objectID).\(attribute.name): the model says \(attribute.type.rawValue), but the value is \(value) (\(Self.kind(of: value)))")
+            throw StrataError(.invalidData, "cannot write \(record.objectID).\(name): the model says \(type.rawValue), but the value is \(value) (\(Self.kind(of: value)))")
         }
     }
 
@@ -262,7 +270,7 @@ struct BinaryPlistStoreEncoder {
     /// the relationship's destination entity and in this file; `Entity/p12` for an object of a
     /// subentity or one this store no longer holds (left by the `noAction` delete rule or a
     /// relationship without inverse); the URI for an object of another store.
-    private func reference(to target: ObjectID, through relationship: RelationshipDescription, from record: StoreRecord) throws(StrataError) -> Int {
+    private func reference(to target: ObjectID, through relationship: EntityPlan.Relationship, from record: StoreRecord) throws(StrataError) -> Int {
         guard let primaryKey = target.primaryKey else {
             throw StrataError(.invalidData, "cannot write \(record.objectID).\(relationship.name): it refers to \(target), which has a temporary ID")
         }

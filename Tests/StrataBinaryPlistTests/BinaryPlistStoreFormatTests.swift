@@ -74,6 +74,9 @@ import StrataBinaryPlist
         ]
         var values = texts.map { AttributeValue.decimal(Decimal(string: $0)!) }
         values += [.decimal(.greatestFiniteMagnitude), .decimal(.leastNonzeroMagnitude), .decimal(-.greatestFiniteMagnitude)]
+        let more = ["12.50", "1200", "-0.5", "18446744073709551615", "18446744073709551616", "0.1", "1e-128", "99999999999999999999e100"]
+        values += more.map { AttributeValue.decimal(Decimal(string: $0)!) }
+        values += [.decimal(Decimal(sign: .plus, exponent: 40, significand: 5)), .decimal(Decimal(sign: .minus, exponent: -3, significand: 12_345))]
         #expect(try roundTrip("amount", values) == values)
         // Stored as text: plain when that is exact, else significand and exponent.
         let records = values.enumerated().map { Fixtures.record("Item", Int64($0.offset + 1), ["amount": $0.element]) }
@@ -82,6 +85,9 @@ import StrataBinaryPlist
         #expect(items?[4]?["amount"] == .string("-12.5"))
         #expect(items?[6]?["amount"] == .string("1e100"))
         #expect(items?[9]?["amount"] == .string("340282366920938463463374607431768211455e127"))
+        let written: [BinaryPlistValue?] = (12..<22).map { items?[$0]?["amount"] }
+        #expect(written == ["12.5", "1200", "-0.5", "18446744073709551615", "18446744073709551616", "0.1",
+                          "0.\(String(repeating: "0", count: 127))1", "99999999999999999999e100", "5e40", "-12.345"].map { BinaryPlistValue.string($0) })
     }
 
     @Test func doubles() throws {
