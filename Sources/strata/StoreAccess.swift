@@ -1,12 +1,15 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataBinaryPlist
 
 /// How the commands find and open stores of every type.
 enum StoreAccess {
     /// Every store type the CLI can open.
     static var registry: StoreTypeRegistry {
-        StoreTypeRegistry([])
+        StoreTypeRegistry([
+            BinaryPlistStoreFactory(),
+        ])
     }
 
     /// The type named by `--type`, or found from the file's first bytes or its extension.
