@@ -89,3 +89,4 @@ func date(_ text: String) -> Date {
 // Strata's.
 typealias Predicate = Strata.Predicate
 typealias SortDescriptor = Strata.SortDescriptor
+typealias Expression = Strata.Expression

@@ -7,6 +7,7 @@ import Testing
 typealias Predicate = Strata.Predicate
 typealias SortDescriptor = Strata.SortDescriptor
 typealias SourceLocation = Strata.SourceLocation
+typealias Expression = Strata.Expression
 
 /// The model of the object-graph tests: people with books, pets and friends; books with
 /// ordered tags; settings with a transformable value; an abstract parent.
