@@ -287,7 +287,7 @@ extension ManagedObject {
 
     private func transformer(for attribute: AttributeDescription) -> (any ValueTransformer)? {
         guard attribute.type == .transformable, let name = attribute.transformerName else { return nil }
-        guard let transformer = managedObjectContext?.coordinator.valueTransformers.transformer(named: name) else {
+        guard let transformer = context().coordinator.valueTransformers.transformer(named: name) else {
             preconditionFailure("no value transformer named '\(name)' is registered for \(entity.name).\(attribute.name); register one with coordinator.valueTransformers.register(_:name:)")
         }
         return transformer
