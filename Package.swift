@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "StrataXML", targets: ["StrataXML"]),
         .library(name: "StrataBinaryPlist", targets: ["StrataBinaryPlist"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
+        .executable(name: "todo-example", targets: ["TodoExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -66,6 +67,13 @@ let package = Package(
             path: "Sources/strata",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "TodoExample",
+            dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
+            path: "Examples/TodoList",
+            exclude: ["strata.json"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata"],
@@ -84,6 +92,8 @@ let package = Package(
         .testTarget(
             name: "StrataBinaryPlistTests",
             dependencies: ["StrataBinaryPlist"],
+            // Golden files, read from the source tree by path and compared byte for byte.
+            exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
         // One suite of store behaviour, run against every store type.

@@ -5,7 +5,7 @@ import Testing
 /// Every attribute type, with the values stores get wrong: extremes, non-finite numbers, empty
 /// versus nil, dates far from 1970, long decimals, and strings that need escaping.
 @Suite struct AttributeTypeTests {
-    static let transformers: [String: any ValueTransformer] = ["Point": CodableValueTransformer<Point>()]
+    static let transformers: [String: any AttributeTransformer] = ["Point": CodableAttributeTransformer<Point>()]
     static let point = Point(x: 1.5, y: -2.25, label: "<p & \"q\">")
 
     /// Samples by label: the value of every attribute (nil: left unset).
@@ -114,9 +114,9 @@ import Testing
             #expect(storedEmpty.attribute("string") == .string(""))
             #expect(storedNone.attribute("binary") == nil)
             #expect(storedNone.attribute("string") == nil)
-            let nilBinary = Predicate.comparison(Comparison(.key("binary"), .equal, .constant(.null)))
+            let nilBinary = FetchPredicate.comparison(Comparison(.key("binary"), .equal, .constant(.null)))
             #expect(try context.fetch(FetchRequest(entityName: "Sample", predicate: nilBinary)).map(\.objectID) == [none.objectID])
-            let nilString = Predicate.comparison(Comparison(.key("string"), .equal, .constant(.null)))
+            let nilString = FetchPredicate.comparison(Comparison(.key("string"), .equal, .constant(.null)))
             #expect(try context.fetch(FetchRequest(entityName: "Sample", predicate: nilString)).map(\.objectID) == [none.objectID])
         }
     }
@@ -128,7 +128,7 @@ import Testing
         let sample = try context.make("Sample", ["label": "p", "point": Self.point, "scratch": "not stored"])
         #expect(sample["scratch"] as? String == "not stored")
         try context.save()
-        let encoded = try CodableValueTransformer<Point>().transform(Self.point)
+        let encoded = try CodableAttributeTransformer<Point>().transform(Self.point)
         #expect(try fixture.snapshot().objects[sample.objectID]?.attributes == ["label": .string("p"), "point": .binary(encoded)])
         try fixture.verifyStored { context throws in
             let stored = try context.existingObject(with: sample.objectID)
@@ -154,8 +154,8 @@ import Testing
         try fixture.verifyStored { context throws in
             for (label, values) in Self.samples {
                 for (key, value) in values {
-                    let predicate = Predicate.comparison(Comparison(.key(key), .equal, .constant(PredicateValue(value))))
-                    let request = FetchRequest(entityName: "Sample", predicate: predicate, sortDescriptors: [SortDescriptor("label")])
+                    let predicate = FetchPredicate.comparison(Comparison(.key(key), .equal, .constant(PredicateValue(value))))
+                    let request = FetchRequest(entityName: "Sample", predicate: predicate, sortDescriptors: [FetchSortDescriptor("label")])
                     let expected = Self.samples.filter { $0.value[key] == value }.keys.sorted().map { ids[$0]! }
                     #expect(try context.fetchObjectIDs(request) == expected, "\(label).\(key) == \(value)")
                 }

@@ -6,7 +6,7 @@ import Testing
 func where_(
     _ key: String, _ op: ComparisonOperator, _ value: PredicateValue,
     _ modifier: ComparisonModifier = .direct, _ options: ComparisonOptions = []
-) -> Predicate {
+) -> FetchPredicate {
     .comparison(Comparison(.key(key), op, .constant(value), modifier: modifier, options: options))
 }
 
@@ -52,7 +52,7 @@ func where_(
     static let all = ["Germinal", "Lathe of Heaven", "Saint-Étienne", "The Dispossessed", "file10", "file2", "saint-etienne"]
 
     /// Predicates on Book and the titles they match, in default string order.
-    static func bookCases(_ ids: [String: ObjectID]) -> [(String, Predicate, [String])] {
+    static func bookCases(_ ids: [String: ObjectID]) -> [(String, FetchPredicate, [String])] {
         [
             ("==", where_("title", .equal, "Germinal"), ["Germinal"]),
             ("==[cd]", where_("title", .equal, "SAINT-ETIENNE", .direct, [.caseInsensitive, .diacriticInsensitive]), ["Saint-Étienne", "saint-etienne"]),
@@ -111,7 +111,7 @@ func where_(
         let ids = try Self.populate(fixture)
         try fixture.verifyStored { context throws in
             for (name, predicate, expected) in Self.bookCases(ids) {
-                let request = FetchRequest(entityName: "Book", predicate: predicate, sortDescriptors: [SortDescriptor("title")])
+                let request = FetchRequest(entityName: "Book", predicate: predicate, sortDescriptors: [FetchSortDescriptor("title")])
                 #expect(try context.fetch(request).map { $0["title"] as? String } == expected, "\(name)")
                 #expect(try context.count(for: request) == expected.count, "\(name) count")
                 #expect(try context.fetchObjectIDs(request) == expected.map { ids[$0]! }, "\(name) IDs")
@@ -123,7 +123,7 @@ func where_(
     func aggregatesOverToMany(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.catalog)
         _ = try Self.populate(fixture)
-        let cases: [(String, Predicate, [String])] = [
+        let cases: [(String, FetchPredicate, [String])] = [
             ("@sum", where_("books.@sum.pages", .greaterThan, 500), ["Ursula", "Émile"]),
             ("@sum with nil", where_("books.@sum.pages", .equal, 0), ["anne"]),
             ("@avg", where_("books.@avg.rating", .greaterThan, 4.2), ["Ursula", "Émile"]),
@@ -135,7 +135,7 @@ func where_(
         ]
         try fixture.verifyStored { context throws in
             for (name, predicate, expected) in cases {
-                let request = FetchRequest(entityName: "Author", predicate: predicate, sortDescriptors: [SortDescriptor("name")])
+                let request = FetchRequest(entityName: "Author", predicate: predicate, sortDescriptors: [FetchSortDescriptor("name")])
                 #expect(try context.fetch(request).map { $0["name"] as? String } == expected, "\(name)")
             }
         }
@@ -145,25 +145,25 @@ func where_(
     func sortDescriptors(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.catalog)
         _ = try Self.populate(fixture)
-        let cases: [(String, [SortDescriptor], [String])] = [
-            ("nil first", [SortDescriptor("pages")],
+        let cases: [(String, [FetchSortDescriptor], [String])] = [
+            ("nil first", [FetchSortDescriptor("pages")],
              ["file10", "file2", "Saint-Étienne", "saint-etienne", "Lathe of Heaven", "The Dispossessed", "Germinal"]),
-            ("nil last descending", [SortDescriptor("pages", ascending: false)],
+            ("nil last descending", [FetchSortDescriptor("pages", ascending: false)],
              ["Germinal", "The Dispossessed", "Lathe of Heaven", "saint-etienne", "Saint-Étienne", "file2", "file10"]),
-            ("multi-key", [SortDescriptor("inPrint"), SortDescriptor("pages", ascending: false)],
+            ("multi-key", [FetchSortDescriptor("inPrint"), FetchSortDescriptor("pages", ascending: false)],
              ["Lathe of Heaven", "Saint-Étienne", "Germinal", "The Dispossessed", "saint-etienne", "file2", "file10"]),
-            ("through to-one", [SortDescriptor("author.name"), SortDescriptor("title")],
+            ("through to-one", [FetchSortDescriptor("author.name"), FetchSortDescriptor("title")],
              ["file2", "Lathe of Heaven", "The Dispossessed", "Saint-Étienne", "saint-etienne", "file10", "Germinal"]),
-            ("decimal", [SortDescriptor("price", ascending: false), SortDescriptor("title")],
+            ("decimal", [FetchSortDescriptor("price", ascending: false), FetchSortDescriptor("title")],
              ["Saint-Étienne", "Germinal", "The Dispossessed", "Lathe of Heaven", "file2", "file10", "saint-etienne"]),
-            ("date", [SortDescriptor("published"), SortDescriptor("title", ascending: false)],
+            ("date", [FetchSortDescriptor("published"), FetchSortDescriptor("title", ascending: false)],
              ["saint-etienne", "file10", "Germinal", "Lathe of Heaven", "The Dispossessed", "Saint-Étienne", "file2"]),
-            ("default strings", [SortDescriptor("title")], Self.all),
-            ("caseInsensitive", [SortDescriptor("title", comparison: .caseInsensitive)],
+            ("default strings", [FetchSortDescriptor("title")], Self.all),
+            ("caseInsensitive", [FetchSortDescriptor("title", comparison: .caseInsensitive)],
              ["file10", "file2", "Germinal", "Lathe of Heaven", "saint-etienne", "Saint-Étienne", "The Dispossessed"]),
-            ("localizedStandard", [SortDescriptor("title", comparison: .localizedStandard)],
+            ("localizedStandard", [FetchSortDescriptor("title", comparison: .localizedStandard)],
              ["file2", "file10", "Germinal", "Lathe of Heaven", "Saint-Étienne", "saint-etienne", "The Dispossessed"]),
-            ("localizedStandard descending", [SortDescriptor("title", ascending: false, comparison: .localizedStandard)],
+            ("localizedStandard descending", [FetchSortDescriptor("title", ascending: false, comparison: .localizedStandard)],
              ["The Dispossessed", "saint-etienne", "Saint-Étienne", "Lathe of Heaven", "Germinal", "file10", "file2"]),
         ]
         try fixture.verifyStored { context throws in
@@ -189,14 +189,14 @@ func where_(
         try fixture.verifyStored { context throws in
             for window in windows {
                 let request = FetchRequest(
-                    entityName: "Book", sortDescriptors: [SortDescriptor("title")], fetchLimit: window.limit, fetchOffset: window.offset)
+                    entityName: "Book", sortDescriptors: [FetchSortDescriptor("title")], fetchLimit: window.limit, fetchOffset: window.offset)
                 #expect(try context.fetch(request).map { $0["title"] as? String } == window.expected, "\(window)")
                 #expect(try context.count(for: request) == window.expected.count, "count \(window)")
                 #expect(try context.fetchObjectIDs(request) == window.expected.map { ids[$0]! }, "IDs \(window)")
             }
             // A window applies after the predicate.
             let filtered = FetchRequest(
-                entityName: "Book", predicate: where_("inPrint", .equal, true), sortDescriptors: [SortDescriptor("pages", ascending: false)],
+                entityName: "Book", predicate: where_("inPrint", .equal, true), sortDescriptors: [FetchSortDescriptor("pages", ascending: false)],
                 fetchLimit: 2, fetchOffset: 1)
             #expect(try context.fetch(filtered).map { $0["title"] as? String } == ["The Dispossessed", "saint-etienne"])
             #expect(try context.count(for: filtered) == 2)
@@ -208,7 +208,7 @@ func where_(
         let fixture = try StoreFixture(kind, Models.catalog)
         let ids = try Self.populate(fixture)
         try fixture.verifyStored { context throws in
-            var request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("title")], fetchLimit: 2, fetchOffset: 3)
+            var request = FetchRequest(entityName: "Book", sortDescriptors: [FetchSortDescriptor("title")], fetchLimit: 2, fetchOffset: 3)
             request.propertiesToFetch = ["title", "pages", "author", "author.name", "author.country"]
             #expect(try context.fetchDictionaries(request) == [
                 ["title": .attribute(.string("The Dispossessed")), "pages": .attribute(.integer(387)),
@@ -233,7 +233,7 @@ func where_(
         _ = try Self.populate(fixture)
         let context = fixture.context()
         expectError(.invalidPredicate) { _ = try context.fetch(FetchRequest(entityName: "Book", predicate: where_("titel", .equal, "x"))) }
-        expectError(.invalidPredicate) { _ = try context.fetch(FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("tags.name")])) }
+        expectError(.invalidPredicate) { _ = try context.fetch(FetchRequest(entityName: "Book", sortDescriptors: [FetchSortDescriptor("tags.name")])) }
         expectError(.invalidPredicate) { _ = try context.fetch(FetchRequest(entityName: "Book", predicate: where_("title", .matches, "("))) }
         expectError(.invalidPredicate) { _ = try context.count(for: FetchRequest(entityName: "Book", predicate: where_("author.nam", .equal, "x"))) }
     }

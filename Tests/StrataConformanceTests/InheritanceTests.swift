@@ -27,12 +27,12 @@ import Testing
         try context.save()
         try fixture.verifyStored { context throws in
             func titles(_ entity: String, subentities: Bool = true) throws -> [String] {
-                var request = FetchRequest(entityName: entity, sortDescriptors: [SortDescriptor("title")])
+                var request = FetchRequest(entityName: entity, sortDescriptors: [FetchSortDescriptor("title")])
                 request.includesSubentities = subentities
                 return try context.fetch(request).map { $0["title"] as! String }
             }
             // The abstract parent returns its concrete descendants, each as its own entity.
-            let assets = try context.fetch(FetchRequest(entityName: "Asset", sortDescriptors: [SortDescriptor("title")]))
+            let assets = try context.fetch(FetchRequest(entityName: "Asset", sortDescriptors: [FetchSortDescriptor("title")]))
             #expect(assets.map(\.entity.name) == ["Photo", "Document", "Photo", "ScannedDocument"])
             #expect(assets.map(\.objectID) == ["photo", "doc", "photo2", "scan"].map { objects[$0]!.objectID })
             #expect(assets[3].attribute("dpi") == .integer(300))
@@ -48,7 +48,7 @@ import Testing
             // A relationship to the abstract parent holds every kind of asset.
             let user = try context.existingObject(with: objects["user"]!.objectID)
             #expect(user.objects(forKey: "assets").map { $0["title"] as! String }.sorted() == ["a-photo", "b-doc", "c-photo", "d-scan"])
-            let pages = Predicate.comparison(Comparison(.key("pages"), .greaterThanOrEqual, .constant(1)))
+            let pages = FetchPredicate.comparison(Comparison(.key("pages"), .greaterThanOrEqual, .constant(1)))
             #expect(try context.fetch(FetchRequest(entityName: "Document", predicate: pages)).count == 2)
         }
     }
@@ -100,7 +100,7 @@ import Testing
         sameOwnerTitle.setObject(member, forKey: "owner")
         try context.save()
         try fixture.verifyStored { context throws in
-            let users = try context.fetch(FetchRequest(entityName: "User", sortDescriptors: [SortDescriptor("email")]))
+            let users = try context.fetch(FetchRequest(entityName: "User", sortDescriptors: [FetchSortDescriptor("email")]))
             #expect(users.map(\.objectID) == [adminHandle, admin, sameHandle, member, user].map(\.objectID))
             let docs = try context.fetch(FetchRequest(entityName: "Asset", predicate: .comparison(Comparison(.key("title"), .equal, .constant("b-doc")))))
             #expect(Set(docs.map(\.objectID)) == Set([objects["doc"]!, sameOwnerTitle, otherOwner, noOwner1, noOwner2].map(\.objectID)))

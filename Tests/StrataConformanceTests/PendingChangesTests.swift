@@ -18,7 +18,7 @@ import Testing
         context.delete(try context.existingObject(with: ids["file2"]!))
         let before = try fixture.snapshot()
 
-        func titles(_ pending: Bool, _ predicate: Predicate?, sort: [SortDescriptor] = [SortDescriptor("title")], limit: Int = 0, offset: Int = 0) throws -> [String] {
+        func titles(_ pending: Bool, _ predicate: FetchPredicate?, sort: [FetchSortDescriptor] = [FetchSortDescriptor("title")], limit: Int = 0, offset: Int = 0) throws -> [String] {
             var request = FetchRequest(entityName: "Book", predicate: predicate, sortDescriptors: sort, fetchLimit: limit, fetchOffset: offset)
             request.includesPendingChanges = pending
             let objects = try context.fetch(request)
@@ -31,7 +31,7 @@ import Testing
         #expect(try titles(false, short) == ["Saint-Étienne", "file2"])
         #expect(try titles(true, nil) == ["Germinal", "Lathe of Heaven", "New", "Saint-Étienne", "The Dispossessed", "file10", "saint-etienne"])
         #expect(try titles(false, nil) == FetchTests.all)
-        let byPages = [SortDescriptor("pages", ascending: false), SortDescriptor("title")]
+        let byPages = [FetchSortDescriptor("pages", ascending: false), FetchSortDescriptor("title")]
         #expect(try titles(true, nil, sort: byPages, limit: 3, offset: 1) == ["The Dispossessed", "Lathe of Heaven", "saint-etienne"])
         #expect(try titles(false, nil, sort: byPages, limit: 3, offset: 1) == ["The Dispossessed", "Lathe of Heaven", "saint-etienne"])
         #expect(try titles(true, nil, sort: byPages, limit: 2) == ["Saint-Étienne", "The Dispossessed"])
@@ -51,7 +51,7 @@ import Testing
 
         try context.save()
         try fixture.verifyStored { context throws in
-            let request = FetchRequest(entityName: "Book", predicate: short, sortDescriptors: [SortDescriptor("title")])
+            let request = FetchRequest(entityName: "Book", predicate: short, sortDescriptors: [FetchSortDescriptor("title")])
             #expect(try context.fetch(request).map { $0["title"] as? String } == ["Germinal", "New"])
         }
     }

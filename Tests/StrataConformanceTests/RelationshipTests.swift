@@ -180,7 +180,7 @@ import Testing
         try context.save()
         try fixture.verifyStored { context throws in
             #expect(try context.all("Person").map { $0.name("mentor") } == ["ann", "ann", "ann"])
-            let mentored = Predicate.comparison(Comparison(.key("mentor.name"), .equal, .constant("ann")))
+            let mentored = FetchPredicate.comparison(Comparison(.key("mentor.name"), .equal, .constant("ann")))
             #expect(try context.count(for: FetchRequest(entityName: "Person", predicate: mentored)) == 3)
         }
         cat.setObject(bob, forKey: "mentor")

@@ -158,7 +158,7 @@ import Testing
         stale["serial"] = "V"
         try context.save()
         try fixture.verifyStored { context throws in
-            let serials = try context.fetch(FetchRequest(entityName: "Gadget", sortDescriptors: [SortDescriptor("serial")]))
+            let serials = try context.fetch(FetchRequest(entityName: "Gadget", sortDescriptors: [FetchSortDescriptor("serial")]))
                 .map { $0["serial"] as? String }
             #expect(serials == [nil, nil, "V", "W", "X", "Y", "Z"])
             #expect(try context.existingObject(with: x.objectID)["serial"] as? String == "Y")

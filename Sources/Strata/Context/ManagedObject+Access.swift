@@ -141,7 +141,8 @@ extension ManagedObject {
     }
 
     public func setValue(_ value: Any?, forKey key: String) {
-        let value = Self.unboxingNil(value)
+        // A generic Optional passed as Any arrives wrapped once more: unwrap it.
+        let value = value.flatMap(unwrapOptional)
         switch property(key) {
         case .attribute(let attribute):
             context().setAttribute(self, key, Self.attributeValue(value, for: attribute, entity: entity.name, transformer: transformer(for: attribute)))
@@ -285,10 +286,10 @@ extension ManagedObject {
         return context
     }
 
-    private func transformer(for attribute: AttributeDescription) -> (any ValueTransformer)? {
+    private func transformer(for attribute: AttributeDescription) -> (any AttributeTransformer)? {
         guard attribute.type == .transformable, let name = attribute.transformerName else { return nil }
-        guard let transformer = context().coordinator.valueTransformers.transformer(named: name) else {
-            preconditionFailure("no value transformer named '\(name)' is registered for \(entity.name).\(attribute.name); register one with coordinator.valueTransformers.register(_:name:)")
+        guard let transformer = context().coordinator.attributeTransformers.transformer(named: name) else {
+            preconditionFailure("no value transformer named '\(name)' is registered for \(entity.name).\(attribute.name); register one with coordinator.attributeTransformers.register(_:name:)")
         }
         return transformer
     }
@@ -297,13 +298,6 @@ extension ManagedObject {
 
     /// The nil of an Optional that arrived boxed in `Any` (a typed property set to nil, or
     /// `Optional<T>.none as Any`) as a plain nil.
-    static func unboxingNil(_ value: Any?) -> Any? {
-        guard let value else { return nil }
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .optional && mirror.children.isEmpty { return nil }
-        return value
-    }
-
     static func swiftValue(_ value: AttributeValue) -> Any {
         switch value {
         case .string(let v): v
@@ -319,7 +313,7 @@ extension ManagedObject {
         }
     }
 
-    static func attributeValue(_ value: Any?, for attribute: AttributeDescription, entity: String, transformer: (any ValueTransformer)?) -> AttributeValue? {
+    static func attributeValue(_ value: Any?, for attribute: AttributeDescription, entity: String, transformer: (any AttributeTransformer)?) -> AttributeValue? {
         guard let value else { return nil }
         if attribute.type == .transformable {
             if let data = value as? Data, transformer == nil { return .binary(data) }
@@ -369,4 +363,21 @@ extension ManagedObject {
         default: value
         }
     }
+}
+
+/// Lets `Any` that holds an `Optional` be unwrapped without knowing the wrapped type.
+private protocol AnyOptional {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: AnyOptional {
+    fileprivate var wrappedAny: Any? {
+        guard let self else { return nil }
+        return unwrapOptional(self)
+    }
+}
+
+private func unwrapOptional(_ value: Any) -> Any? {
+    if let optional = value as? any AnyOptional { return optional.wrappedAny }
+    return value
 }

@@ -18,7 +18,8 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
     public let storeIdentifier: String?
     let key: Key
 
-    init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
+    /// A permanent ID; `package` so that store modules can make the IDs of the records they read.
+    package init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
         self.entityName = entityName
         self.storeIdentifier = storeIdentifier
         self.key = .permanent(primaryKey)

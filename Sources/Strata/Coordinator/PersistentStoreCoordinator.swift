@@ -44,7 +44,7 @@ public final class PersistentStoreCoordinator: Sendable {
     public let schema: Schema
     public let storeTypes: StoreTypeRegistry
     /// Transformers for `transformable` attributes, by the names the model uses.
-    public let valueTransformers = ValueTransformerRegistry()
+    public let attributeTransformers = AttributeTransformerRegistry()
     public let logger: Logger
 
     private struct State {
@@ -227,6 +227,13 @@ public final class PersistentStoreCoordinator: Sendable {
         let evaluator = recordEvaluator()
         records = RecordSorter.sort(records, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
         return Array(AtomicStore.window(records, offset: request.fetchOffset, limit: request.fetchLimit))
+    }
+
+    /// IDs matching a request across stores, in order.
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID] {
+        let parts = try split(request)
+        if parts.count == 1 { return try parts[0].store.fetchObjectIDs(parts[0].request) }
+        return try fetchRecords(request).map(\.objectID)
     }
 
     func countRecords(_ request: StoreFetchRequest) throws(StrataError) -> Int {

@@ -13,7 +13,7 @@ extension ManagedObjectContext {
 
     /// Every object of an entity (with subentities), ordered by `key`.
     func all(_ entityName: String, by key: String = "name") throws -> [ManagedObject] {
-        try fetch(FetchRequest(entityName: entityName, sortDescriptors: [SortDescriptor(key)]))
+        try fetch(FetchRequest(entityName: entityName, sortDescriptors: [FetchSortDescriptor(key)]))
     }
 }
 
@@ -84,9 +84,3 @@ func date(_ text: String) -> Date {
     guard let date = ISO8601.date(from: text) else { preconditionFailure("bad date \(text)") }
     return date
 }
-
-// Foundation has a `Predicate` and a `SortDescriptor` too; in this module the names mean
-// Strata's.
-typealias Predicate = Strata.Predicate
-typealias SortDescriptor = Strata.SortDescriptor
-typealias Expression = Strata.Expression

@@ -9,17 +9,17 @@ final class StoreFixture {
     let schema: Schema
     let description: StoreDescription
     let coordinator: PersistentStoreCoordinator
-    private let transformers: [String: any ValueTransformer]
+    private let transformers: [String: any AttributeTransformer]
 
     /// - Parameter transformers: value transformers registered with every coordinator the
     ///   fixture makes, by the names the model uses.
-    init(_ kind: StoreKind, _ schema: Schema, transformers: [String: any ValueTransformer] = [:]) throws {
+    init(_ kind: StoreKind, _ schema: Schema, transformers: [String: any AttributeTransformer] = [:]) throws {
         self.kind = kind
         self.schema = schema
         self.transformers = transformers
         description = try kind.makeDescription()
         coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: kind.storeTypes)
-        for (name, transformer) in transformers { coordinator.valueTransformers.register(transformer, name: name) }
+        for (name, transformer) in transformers { coordinator.attributeTransformers.register(transformer, name: name) }
         try coordinator.addStore(description)
     }
 
@@ -37,7 +37,7 @@ final class StoreFixture {
     /// A new coordinator on the same store file, with `schema` (the fixture's by default).
     func reopen(with schema: Schema? = nil) throws(StrataError) -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(schema: schema ?? self.schema, storeTypes: kind.storeTypes)
-        for (name, transformer) in transformers { coordinator.valueTransformers.register(transformer, name: name) }
+        for (name, transformer) in transformers { coordinator.attributeTransformers.register(transformer, name: name) }
         try coordinator.addStore(description)
         return coordinator
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataBinaryPlist
 import Testing
 
 /// One store type the conformance suite runs against: how to make a fresh store of it, which
@@ -64,5 +65,6 @@ struct StoreKind: Sendable, CustomTestStringConvertible {
     static let all: [StoreKind] = [
         .memory,
         .testJSON,
+        .file("binary", factory: BinaryPlistStoreFactory(), fileExtension: "bplist"),
     ]
 }

@@ -33,10 +33,10 @@ import Testing
 
     @Test func typedFetch() throws {
         let (context, people) = try Self.stack()
-        let older = try context.fetch(Person.self, where: where_("age", .greaterThan, 26), sortedBy: [SortDescriptor("age", ascending: false)])
+        let older = try context.fetch(Person.self, where: where_("age", .greaterThan, 26), sortedBy: [FetchSortDescriptor("age", ascending: false)])
         #expect(older.map(\.firstName) == ["Cat", "Ann"])
         #expect(older[1] === people["Ann"])
-        let first = try context.fetch(Book.self, sortedBy: [SortDescriptor("title")], limit: 2)
+        let first = try context.fetch(Book.self, sortedBy: [FetchSortDescriptor("title")], limit: 2)
         #expect(first.map(\.title) == ["Dune", "Emma"])
         #expect(try context.fetch(Book.self, where: where_("author.firstName", .equal, "Bob")).map(\.title) == ["Ulysses"])
     }
@@ -59,7 +59,7 @@ import Testing
         let dan = context.person("Dan")
         dan.age = 22
         func names(_ pending: Bool) throws -> [String] {
-            var request = FetchRequest(entityName: "Person", predicate: where_("age", .lessThan, 26), sortDescriptors: [SortDescriptor("age")])
+            var request = FetchRequest(entityName: "Person", predicate: where_("age", .lessThan, 26), sortDescriptors: [FetchSortDescriptor("age")])
             request.includesPendingChanges = pending
             return try context.fetch(request).map { $0["firstName"] as! String }
         }
@@ -100,7 +100,7 @@ import Testing
 
         factory.resetCounts()
         let context = ManagedObjectContext(coordinator: try coordinator())
-        var request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("title")])
+        var request = FetchRequest(entityName: "Book", sortDescriptors: [FetchSortDescriptor("title")])
         request.relationshipKeyPathsForPrefetching = ["author"]
         let books = try context.fetch(request)
         #expect(factory.count("fetch") == 1)
@@ -115,7 +115,7 @@ import Testing
     @Test func dictionariesWithPendingChanges() throws {
         let (context, people) = try Self.stack()
         people["Ann"]?.nickname = "annie"
-        var request = FetchRequest(entityName: "Person", sortDescriptors: [SortDescriptor("firstName")], fetchLimit: 1)
+        var request = FetchRequest(entityName: "Person", sortDescriptors: [FetchSortDescriptor("firstName")], fetchLimit: 1)
         #expect(try context.fetchDictionaries(request) == [[
             "firstName": .attribute(.string("Ann")), "lastName": .attribute(.string("Doe")),
             "age": .attribute(.integer(30)), "nickname": .attribute(.string("annie")),
@@ -131,7 +131,7 @@ import Testing
         }
         try context.save()
         context.rollback()
-        var request = FetchRequest(entityName: "Shape", sortDescriptors: [SortDescriptor("name")])
+        var request = FetchRequest(entityName: "Shape", sortDescriptors: [FetchSortDescriptor("name")])
         #expect(try context.fetch(request).map(\.entity.name) == ["Circle", "Circle", "Square"])
         request.includesSubentities = false
         #expect(try context.fetch(request).isEmpty)
@@ -151,7 +151,7 @@ import Testing
         }
         #expect(misspelled?.message == "entity 'Person' has no property 'firstname' (in key path 'firstname'); did you mean 'firstName'?")
         let toMany = expectError(.invalidPredicate) {
-            _ = try context.fetch(FetchRequest(entityName: "Person", sortDescriptors: [SortDescriptor("books.title")]))
+            _ = try context.fetch(FetchRequest(entityName: "Person", sortDescriptors: [FetchSortDescriptor("books.title")]))
         }
         #expect(toMany?.message.contains("'books' is a to-many relationship") == true)
         expectError(.invalidPredicate) {

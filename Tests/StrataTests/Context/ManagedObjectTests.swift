@@ -31,7 +31,7 @@ import Testing
         try context.save()
 
         let other = ManagedObjectContext(coordinator: coordinator)
-        let people = try other.fetch(Person.self, where: where_("lastName", .equal, "Lee"), sortedBy: [SortDescriptor("firstName")])
+        let people = try other.fetch(Person.self, where: where_("lastName", .equal, "Lee"), sortedBy: [FetchSortDescriptor("firstName")])
         #expect(people.count == 1)
         let stored = try #require(people.first)
         #expect(stored.fullName == "Ann Lee")
@@ -123,7 +123,7 @@ import Testing
         #expect(settings.prefs == prefs)
         #expect(settings["prefs"] as? Prefs == prefs)
         // Stored as the transformer's data: JSON with sorted keys.
-        let data = try CodableValueTransformer<Prefs>().transform(prefs)
+        let data = try CodableAttributeTransformer<Prefs>().transform(prefs)
         #expect(String(decoding: data, as: UTF8.self) == #"{"flags":{"a":true,"b":false},"fontSize":14,"theme":"dark \"night\""}"#)
         #expect(settings.propertyValue(forKey: "prefs") == .attribute(.binary(data)))
         try context.save()
@@ -134,8 +134,8 @@ import Testing
         stored.prefs = nil
         #expect(stored.prefs == nil)
         #expect(other.updatedObjects == [stored])
-        #expect(throws: StrataError.self) { try CodableValueTransformer<Prefs>().transform("not prefs") }
-        #expect(throws: DecodingError.self) { try CodableValueTransformer<Prefs>().reverseTransform(Data("{}".utf8)) }
+        #expect(throws: StrataError.self) { try CodableAttributeTransformer<Prefs>().transform("not prefs") }
+        #expect(throws: DecodingError.self) { try CodableAttributeTransformer<Prefs>().reverseTransform(Data("{}".utf8)) }
     }
 
     @Test func lifecycleHooks() throws {

@@ -7,7 +7,7 @@ private final class Graph {
     let context = ManagedObjectContext(coordinator: TestModel.coordinator())
     lazy var evaluator = context.objectEvaluator()
 
-    func holds(_ predicate: Predicate, _ object: ManagedObject) -> Bool {
+    func holds(_ predicate: FetchPredicate, _ object: ManagedObject) -> Bool {
         evaluator.evaluate(predicate, on: object)
     }
 
@@ -70,7 +70,7 @@ private func compare(_ l: PredicateValue, _ op: ComparisonOperator, _ r: Predica
         for (title, pages) in [("Dune Messiah", 10), ("Emma", 200)] {
             graph.book(title, pages: Int32(pages)).author = reader
         }
-        let cases: [(String, Predicate, Bool, Bool)] = [
+        let cases: [(String, FetchPredicate, Bool, Bool)] = [
             ("ANY", where_("books.pages", .greaterThan, 100, .any), false, true),
             ("ALL", where_("books.pages", .greaterThan, 100, .all), true, false),
             ("NONE", where_("books.pages", .greaterThan, 100, .none), true, false),
@@ -89,7 +89,7 @@ private func compare(_ l: PredicateValue, _ op: ComparisonOperator, _ r: Predica
             #expect(graph.holds(predicate, empty) == onEmpty, "\(name) on empty")
             #expect(graph.holds(predicate, reader) == onReader, "\(name) on reader")
         }
-        let inKeyPath = Predicate.comparison(Comparison(.constant("Emma"), .in, .key("books.title")))
+        let inKeyPath = FetchPredicate.comparison(Comparison(.constant("Emma"), .in, .key("books.title")))
         #expect(graph.holds(inKeyPath, reader))
         #expect(!graph.holds(inKeyPath, empty))
         let book = reader.books.first { $0.title == "Emma" }!
@@ -197,7 +197,7 @@ private func compare(_ l: PredicateValue, _ op: ComparisonOperator, _ r: Predica
             #expect(graph.holds(where_("title", op, .string(operand), .direct, options), book) == expected, "\(op) \(operand) \(options)")
         }
         // `IN` with a string on the right is a substring test of the left in the right.
-        let inString = Predicate.comparison(Comparison(.constant("Étienne"), .in, .key("title")))
+        let inString = FetchPredicate.comparison(Comparison(.constant("Étienne"), .in, .key("title")))
         #expect(graph.holds(inString, book))
     }
 
@@ -208,7 +208,7 @@ private func compare(_ l: PredicateValue, _ op: ComparisonOperator, _ r: Predica
         for (title, pages, rating, price) in [("B", Int32?(10), Double?(4.5), "0.1"), ("A", 200, nil, "0.2"), ("C", nil, 3.5, nil)] {
             graph.book(title, pages: pages, rating: rating, price: price).author = reader
         }
-        let cases: [(String, Predicate, Bool, Bool)] = [
+        let cases: [(String, FetchPredicate, Bool, Bool)] = [
             ("@count", where_("books.@count", .equal, 3), true, false),
             ("@sum skips nil", where_("books.@sum.pages", .equal, 210), true, false),
             ("@sum empty is 0", where_("books.@sum.pages", .equal, 0), false, true),
@@ -240,25 +240,25 @@ private func compare(_ l: PredicateValue, _ op: ComparisonOperator, _ r: Predica
         let lonely = graph.context.person("Lonely")
         lonely.addObject(reader, forKey: "friends")
 
-        func count(_ collection: String, _ inner: Predicate) -> Expression {
+        func count(_ collection: String, _ inner: FetchPredicate) -> FetchExpression {
             .subquery(collection: .key(collection), variable: "x", predicate: inner, keyPath: ["@count"])
         }
-        func xKey(_ path: String) -> Expression { .variable("x", path.split(separator: ".").map(String.init)) }
-        let long = Predicate.comparison(Comparison(count("books", .comparison(Comparison(xKey("pages"), .greaterThan, .constant(100)))), .equal, .constant(2)))
+        func xKey(_ path: String) -> FetchExpression { .variable("x", path.split(separator: ".").map(String.init)) }
+        let long = FetchPredicate.comparison(Comparison(count("books", .comparison(Comparison(xKey("pages"), .greaterThan, .constant(100)))), .equal, .constant(2)))
         #expect(graph.holds(long, reader))
-        let sfAndLong = Predicate.comparison(Comparison(count("books", .and([
+        let sfAndLong = FetchPredicate.comparison(Comparison(count("books", .and([
             .comparison(Comparison(xKey("pages"), .greaterThan, .constant(100))),
             .comparison(Comparison(xKey("tags.name"), .equal, .constant("sf"), modifier: .any)),
         ])), .equal, .constant(1)))
         #expect(graph.holds(sfAndLong, reader))
-        let readingFriends = Predicate.comparison(Comparison(count("friends", .comparison(Comparison(xKey("books.@count"), .greaterThan, .constant(0)))), .equal, .constant(1)))
+        let readingFriends = FetchPredicate.comparison(Comparison(count("friends", .comparison(Comparison(xKey("books.@count"), .greaterThan, .constant(0)))), .equal, .constant(1)))
         let hermit = graph.context.person("Hermit")
         hermit.addObject(lonely, forKey: "friends")
         #expect(graph.holds(readingFriends, reader))   // Friend reads, Lonely does not
         #expect(graph.holds(readingFriends, friend))   // Reader reads
         #expect(!graph.holds(readingFriends, hermit))  // Lonely does not
         // The inner predicate's plain key paths are on the member.
-        let innerKey = Predicate.comparison(Comparison(count("books", where_("pages", .lessThan, 100)), .equal, .constant(1)))
+        let innerKey = FetchPredicate.comparison(Comparison(count("books", where_("pages", .lessThan, 100)), .equal, .constant(1)))
         #expect(graph.holds(innerKey, reader))
         #expect(graph.holds(innerKey, friend))
     }

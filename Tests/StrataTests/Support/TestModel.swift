@@ -2,12 +2,9 @@ import Foundation
 import Strata
 import Testing
 
-// Foundation has a `Predicate` and a `SortDescriptor` too; in this module the names mean
-// Strata's.
-typealias Predicate = Strata.Predicate
-typealias SortDescriptor = Strata.SortDescriptor
+// Swift Testing has a `SourceLocation` too; in this module the name means Strata's.
 typealias SourceLocation = Strata.SourceLocation
-typealias Expression = Strata.Expression
+
 
 /// The model of the object-graph tests: people with books, pets and friends; books with
 /// ordered tags; settings with a transformable value; an abstract parent.
@@ -64,7 +61,7 @@ enum TestModel {
     /// A coordinator on a new in-memory store, with the subclasses and the `Prefs` transformer.
     static func coordinator(classes: [ManagedObject.Type] = [Person.self, Book.self, Tag.self, Pet.self, Settings.self]) -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(schema: schema, classes: classes)
-        coordinator.valueTransformers.register(CodableValueTransformer<Prefs>(), name: "Prefs")
+        coordinator.attributeTransformers.register(CodableAttributeTransformer<Prefs>(), name: "Prefs")
         do {
             try coordinator.addStore(.inMemory())
         } catch {
@@ -173,6 +170,6 @@ func expectError(
 func where_(
     _ key: String, _ op: ComparisonOperator, _ value: PredicateValue,
     _ modifier: ComparisonModifier = .direct, _ options: ComparisonOptions = []
-) -> Predicate {
+) -> FetchPredicate {
     .comparison(Comparison(.key(key), op, .constant(value), modifier: modifier, options: options))
 }

@@ -1,0 +1,11 @@
+import Strata
+import StrataBinaryPlist
+
+/// The store types the example can run on.
+enum ExampleStores {
+    static var registry: StoreTypeRegistry {
+        StoreTypeRegistry([
+            BinaryPlistStoreFactory(),
+        ])
+    }
+}
