@@ -156,6 +156,49 @@ private func stack(levels: Int = 0) throws -> (ManagedObjectContext, Person, Boo
         #expect(ann.changedValues() == ["firstName": .attribute(.string("Ann"))])
     }
 
+    @Test func undoingASavedInsertDeletesAndRedoInsertsAgain() throws {
+        let (context, _, _, _) = try stack()
+        let other = ManagedObjectContext(coordinator: context.coordinator)
+        let bob = context.perform { context.person("Bob") }
+        try context.save()
+        let id = bob.objectID
+        context.undo()
+        #expect(context.deletedObjects == [bob])
+        try context.save()
+        #expect(try other.count(for: FetchRequest(entityName: "Person")) == 1)
+        context.redo()
+        #expect(context.insertedObjects == [bob])
+        try context.save()
+        #expect(bob.objectID == id)
+        #expect(try other.existingObject(with: id)["firstName"] as? String == "Bob")
+    }
+
+    @Test func undoingASavedDeleteInsertsTheObjectsAgain() throws {
+        let (context, ann, book, tags) = try stack()
+        let pet = try #require(ann.pet)
+        let ids = [ann, book, pet].map(\.objectID)
+        context.delete(ann)
+        try context.save()
+        let other = ManagedObjectContext(coordinator: context.coordinator)
+        #expect(try other.count(for: FetchRequest(entityName: "Person")) == 0)
+        context.undo()
+        #expect(context.insertedObjects == [ann, book, pet])
+        #expect(ann.books == [book] && ann.pet === pet && book.tags == tags)
+        try context.save()
+        #expect([ann, book, pet].map(\.objectID) == ids)
+        let stored = try #require(try other.existingObject(with: ids[0]) as? Person)
+        #expect(stored.fullName == "Ann Lee")
+        #expect(stored.books.map(\.objectID) == [ids[1]])
+        #expect(stored.pet?.objectID == ids[2])
+        #expect(stored.books.first?.tags.map(\.name) == ["a", "b", "c"])
+        #expect(try other.count(for: FetchRequest(entityName: "Tag", predicate: where_("books.@count", .equal, 1))) == 3)
+        // And redo deletes them again.
+        context.redo()
+        #expect(context.deletedObjects == [ann, book, pet])
+        try context.save()
+        #expect(try ManagedObjectContext(coordinator: context.coordinator).count(for: FetchRequest(entityName: "Book")) == 0)
+    }
+
     @Test func levelsOfUndoDropTheOldest() throws {
         let (context, ann, _, _) = try stack(levels: 2)
         for age in [1, 2, 3] { ann.age = Int16(age) }
