@@ -361,11 +361,13 @@ package struct PredicateEvaluator<Subject> {
         return fraction == 0 ? 0 : fraction > 0 ? -1 : 1
     }
 
+    /// The nearest double. A decimal goes through its exact text: `NSDecimalNumber.doubleValue`
+    /// can be one unit in the last place off (0.07 does not come back as the double 0.07).
     package static func doubleValue(_ value: PredicateValue) -> Double? {
         switch value {
         case .integer(let v): Double(v)
         case .double(let v): v
-        case .decimal(let v): NSDecimalNumber(decimal: v).doubleValue
+        case .decimal(let v): Double(v.description) ?? NSDecimalNumber(decimal: v).doubleValue
         case .bool(let v): v ? 1 : 0
         default: nil
         }
