@@ -1,5 +1,6 @@
 import Strata
 import StrataBinaryPlist
+import StrataBinaryPlist
 
 /// The store types the example can run on.
 enum ExampleStores {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataBinaryPlist
+import StrataBinaryPlist
 
 /// How the commands find and open stores of every type.
 enum StoreAccess {

@@ -296,6 +296,8 @@ extension ManagedObject {
 
     // MARK: - Conversions
 
+    /// The nil of an Optional that arrived boxed in `Any` (a typed property set to nil, or
+    /// `Optional<T>.none as Any`) as a plain nil.
     static func swiftValue(_ value: AttributeValue) -> Any {
         switch value {
         case .string(let v): v

@@ -59,8 +59,7 @@ extension ManagedObjectContext {
             members.append(id)
         }
         object.toManyIDs[key] = members
-        object.changedKeys.insert(key)
-        noteChange(object)
+        updateChangedKey(object, key)
         undoManager?.register { [unowned self] in self.primitiveRemove(object, key, id) }
     }
 
@@ -69,8 +68,7 @@ extension ManagedObjectContext {
         guard let index = members.firstIndex(of: id) else { return }
         members.remove(at: index)
         object.toManyIDs[key] = members
-        object.changedKeys.insert(key)
-        noteChange(object)
+        updateChangedKey(object, key)
         undoManager?.register { [unowned self] in self.primitiveInsert(object, key, id, at: index) }
     }
 

@@ -41,6 +41,14 @@ public struct Attribute<Value> {
             let value = object.value(forKey: key)
             if let typed = value as? Value { return typed }
             if value == nil, let none = Optional<Any>.none as? Value { return none }
+            // Integers come back as Int64 and floats as Float: an Int16, Int32 or Int property
+            // (or a Double one for a float), optional or not, converts exactly, as
+            // `value(forKey:as:)` does.
+            if let convertible = Value.self as? any AttributeConvertible.Type,
+               let stored = (value as? any AttributeConvertible)?.attributeValue,
+               let converted = convertible.fromAttributeValue(stored) as? Value {
+                return converted
+            }
             preconditionFailure("\(object.entity.name).\(key) is nil or not a \(Value.self); declare the property optional or give the attribute a default")
         }
         set {

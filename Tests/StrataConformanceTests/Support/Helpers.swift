@@ -84,3 +84,4 @@ func date(_ text: String) -> Date {
     guard let date = ISO8601.date(from: text) else { preconditionFailure("bad date \(text)") }
     return date
 }
+
