@@ -24,6 +24,7 @@ internal import Darwin
 /// try coordinator.addStore(StoreDescription(type: .binaryPlist, url: URL(fileURLWithPath: "todos.plist")))
 /// ```
 public struct BinaryPlistStoreFormat: AtomicStoreFormat {
+    /// The format; it keeps no state, so one value serves every store.
     public init() {}
 
     /// `binary`.
@@ -91,6 +92,8 @@ public struct BinaryPlistStoreFormat: AtomicStoreFormat {
 public struct BinaryPlistStoreFactory: PersistentStoreFactory {
     private let base = AtomicStoreFactory(format: BinaryPlistStoreFormat())
 
+    /// The factory; register it with ``StoreTypeRegistry/register(_:)`` or pass it to
+    /// ``StoreTypeRegistry/init(_:)``.
     public init() {}
 
     /// `binary`.

@@ -104,8 +104,15 @@ import Darwin
             child.environment = ProcessInfo.processInfo.environment.merging([Self.childKey: url.path]) { $1 }
             child.standardOutput = FileHandle.nullDevice
             child.standardError = FileHandle.nullDevice
+            let before = Self.fileNumber(url)
             try child.run()
-            Thread.sleep(forTimeInterval: Double.random(in: 0.8...1.6, using: &generator))
+            // Once the child has renamed its first save over the store, kill it at a random
+            // moment of its saving loop.
+            let deadline = Date().addingTimeInterval(60)
+            while Self.fileNumber(url) == before, Date() < deadline, child.isRunning {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.5, using: &generator))
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
             #expect(child.terminationReason == .uncaughtSignal, "round \(round): the child ended by itself (status \(child.terminationStatus))")
@@ -122,8 +129,13 @@ import Darwin
         }
         // A kill inside a save leaves its temporary file behind (the old store is untouched).
         let interrupted = directory.names.filter { $0.hasSuffix(".tmp") }.count
-        #expect(saved > 0, "the child never completed a save")
+        #expect(saved >= 6, "each child should have completed a save before it was killed")
         print("kill -9 test: \(saved) saves committed over 6 kills; \(interrupted) kills landed inside a save (temporary files left)")
+    }
+
+    /// The inode of the file: every save renames a new file over the store.
+    static func fileNumber(_ url: URL) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: url.path))?[.systemFileNumber] as? Int
     }
 
     /// The child of ``killDuringSavesLeavesAWholeStore()``: saves one more item at a time, with

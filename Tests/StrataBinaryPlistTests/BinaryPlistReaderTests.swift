@@ -313,6 +313,9 @@ import Testing
         #expect(try storeError(setting: ["metadata", "modelVersionHash"], to: .string("0123"))
             == "the model stored in the metadata does not have the model and entity hashes the metadata gives; the file was altered (at byte offset N)")
         #expect(try storeError(setting: ["metadata", "schema"], to: .string("{"))?.hasPrefix("the model stored in the metadata does not load: ") == true)
+        // A model nested far beyond the JSON parser's limit is an error, not a stack overflow.
+        #expect(try storeError(setting: ["metadata", "schema"], to: .string(String(repeating: "[", count: 100_000)))?
+            .hasPrefix("the model stored in the metadata does not load: ") == true)
     }
 
     @Test func badReferencesAreRefused() throws {

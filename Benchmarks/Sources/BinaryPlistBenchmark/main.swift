@@ -210,7 +210,7 @@ let theirs = strataOnly ? nil : python()
 let reference = strataOnly ? nil : foundation()
 
 func cell(_ value: Timing) -> String { String(format: "%8.3f s (%7.3f s)", value.wall, value.cpu) }
-func ratio(_ a: Timing, _ b: Timing) -> String { String(format: "%8.1f×   (%7.1f×)  ", a.wall / b.wall, a.cpu / b.cpu) }
+func ratio(_ a: Timing, _ b: Timing) -> String { String(format: "%8.1f×   (%6.1f×)", a.wall / b.wall, a.cpu / b.cpu) }
 
 print("Binary store: \(objectCount) objects × 10 attributes, file \(String(format: "%.1f", Double(fileSize) / 1_048_576)) MiB")
 print("median of \(runs) runs (plistlib \(max(1, runs / 2)), Foundation 1); wall clock, CPU time in parentheses")
