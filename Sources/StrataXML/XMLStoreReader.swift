@@ -1,0 +1,752 @@
+internal import CLibXML2
+internal import Foundation
+internal import Strata
+
+/// Reads an XML store with libxml2's SAX2 parser, streaming: the file is never held in memory
+/// as a tree, only the records it describes.
+///
+/// Hostile input is refused, not interpreted: the parser runs without `XML_PARSE_NOENT` (no
+/// entity substitution), without `XML_PARSE_DTDLOAD`/`DTDVALID`/`DTDATTR` (no DTD is loaded)
+/// and with `XML_PARSE_NONET` (no network access), and the handler has no `externalSubset`,
+/// `resolveEntity` or `getEntity` callbacks. On top of that any `<!DOCTYPE …>` stops the parse
+/// with an error before its internal subset is read, so entity declarations (billion laughs,
+/// external entities) are never even parsed.
+///
+/// The reader checks the whole layout: element and attribute names, each value against the
+/// type the stored model gives it, object IDs, and every reference (`idrefs`) against the
+/// objects in the file. Every error names the element and its line and column.
+///
+/// Owns its parser context and frees it in `deinit`.
+final class XMLStoreReader {
+    typealias Element = XMLStoreLayout.Element
+    typealias Attribute = XMLStoreLayout.Attribute
+
+    enum Scope {
+        case everything
+        /// Stops after `<databaseInfo>`.
+        case metadataOnly
+    }
+
+    private let path: String
+    private let scope: Scope
+    private let input: XMLFileInput
+    private var parser: xmlParserCtxtPtr?
+
+    /// Element and attribute names interned in the parser's dictionary: SAX2 hands out names
+    /// from that dictionary, so a name matches when its pointer does.
+    private var elementNames: [UnsafePointer<xmlChar>] = []
+    private var attributeNames: [UnsafePointer<xmlChar>] = []
+
+    private var failure: StrataError?
+    private var stoppedAfterMetadata = false
+
+    // MARK: Parse state
+
+    private struct Frame {
+        var element: Element
+        var line: Int
+        var column: Int
+        /// A bit per child element seen (by raw value), for the ones that may occur once.
+        var seen: UInt64 = 0
+    }
+
+    private var stack: [Frame] = []
+    private var text: [UInt8] = []
+    private var textIsBase64 = false
+    /// The values of the current start tag's attributes, by ``XMLStoreLayout/Attribute`` raw value.
+    private var attributeValues: [UnsafeBufferPointer<UInt8>?] = Array(repeating: nil, count: Attribute.allCases.count)
+
+    // Database info.
+    private var formatVersion: Int64?
+    private var storeIdentifier: String?
+    private var storeType: String?
+    private var modelName: String?
+    private var modelVersionHash: String?
+    private var entityVersionHashes: [String: String] = [:]
+    private var keySequences: [String: Int64] = [:]
+    private var custom: [String: String] = [:]
+    private var schemaJSON: String?
+    private var entryKey: String?
+    private var entryValue: String?
+    private var currentEntityName = ""
+
+    private(set) var metadata: StoreMetadata?
+
+    // Objects.
+
+    /// What the reader needs of one entity of the stored model.
+    private struct EntityInfo {
+        var description: EntityDescription
+        var rootIndex: Int
+        var attributes: [String: (name: String, type: AttributeType)]
+        var relationships: [String: RelationshipInfo]
+        /// Indices of this entity and every entity below it.
+        var family: Set<Int>
+    }
+
+    private struct RelationshipInfo {
+        var name: String
+        var isToMany: Bool
+        var isOrdered: Bool
+        var type: String
+        var destination: String
+        var destinationIndex: Int
+    }
+
+    private enum Reference {
+        case key(Int64)
+        /// `Entity.p12`: an object that is not in the store any more.
+        case missing(entityIndex: Int, key: Int64)
+    }
+
+    private struct PendingRelationship {
+        var name: String
+        var info: RelationshipInfo
+        var references: [Reference]
+        var line: Int
+        var column: Int
+    }
+
+    private struct PendingObject {
+        var entityIndex: Int
+        var key: Int64
+        var line: Int
+        var column: Int
+        var attributes: [String: AttributeValue] = [:]
+        var relationships: [PendingRelationship] = []
+    }
+
+    private var schema: Schema?
+    private var entityInfos: [EntityInfo] = []
+    private var entityIndex: [String: Int] = [:]
+    private var objects: [PendingObject] = []
+    /// Object index by root entity index, then primary key.
+    private var keyIndex: [[Int64: Int]] = []
+    private var current: PendingObject?
+    private var currentAttribute: (name: String, type: AttributeType)?
+
+    // MARK: - Reading
+
+    init(path: String, scope: Scope) throws(StrataError) {
+        _ = LibXML2.initialized
+        self.path = path
+        self.scope = scope
+        input = try XMLFileInput(path: path)
+    }
+
+    deinit {
+        if let parser { xmlFreeParserCtxt(parser) }
+    }
+
+    /// Reads the whole store.
+    func read() throws(StrataError) -> AtomicStoreContents {
+        try parse()
+        guard let metadata else { throw corrupt("the file has no <databaseInfo>", line: 1, column: 1) }
+        return try AtomicStoreContents(metadata: metadata, records: resolveRecords(), keySequences: keySequences)
+    }
+
+    /// Reads `<databaseInfo>` only.
+    func readMetadata() throws(StrataError) -> StoreMetadata {
+        try parse()
+        guard let metadata else { throw corrupt("the file has no <databaseInfo>", line: 1, column: 1) }
+        return metadata
+    }
+
+    private func parse() throws(StrataError) {
+        var handler = Self.handler()
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let inputContext = Unmanaged.passUnretained(input).toOpaque()
+        guard let parser = xmlCreateIOParserCtxt(
+            &handler, context, inputReadCallback, inputCloseCallback, inputContext, XML_CHAR_ENCODING_NONE)
+        else {
+            throw StrataError(.storeIO, "libxml2 could not create a parser for '\(path)'")
+        }
+        self.parser = parser
+        // No NOENT (entities are not substituted), no DTDLOAD/DTDATTR/DTDVALID (no DTD is
+        // loaded), NONET (no network); see xmlParserOption in parser.h.
+        xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOWARNING.rawValue))
+        let dictionary = parser.pointee.dict
+        elementNames = Element.allCases.map { xmlDictLookup(dictionary, $0.name.utf8Start, -1)! }
+        attributeNames = Attribute.allCases.map { xmlDictLookup(dictionary, $0.name.utf8Start, -1)! }
+
+        let result = xmlParseDocument(parser)
+        if let failure { throw failure }
+        if stoppedAfterMetadata { return }
+        if let inputFailure = input.failure { throw inputFailure }
+        if result != 0 || parser.pointee.wellFormed == 0 {
+            throw corrupt("malformed XML", line: Int(xmlSAX2GetLineNumber(parser)), column: Int(xmlSAX2GetColumnNumber(parser)))
+        }
+    }
+
+    // MARK: - SAX events
+
+    fileprivate func startElement(
+        _ localname: UnsafePointer<xmlChar>, namespace: UnsafePointer<xmlChar>?, attributeCount: Int,
+        attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    ) {
+        guard failure == nil else { return }
+        guard let parent = stack.last else {
+            guard namespace == nil, localname == elementNames[Element.database.rawValue] else {
+                return fail("the root element is <\(String(cString: localname))>, expected <database>: this is not a Strata XML store")
+            }
+            stack.append(Frame(element: .database, line: line, column: column))
+            return readAttributes(of: .database, count: attributeCount, attributes)
+        }
+        guard let element = child(named: localname, of: parent.element), namespace == nil else {
+            let name = String(cString: localname)
+            if parent.element.holdsText || parent.element == .relationship {
+                return fail("unexpected element <\(name)> inside <\(parent.element.name)>, which holds \(parent.element == .relationship ? "nothing" : "text only")")
+            }
+            let expected = Self.childTable[parent.element.rawValue].map { "\($0.name)" }
+            return fail("unknown element <\(name)> in <\(parent.element.name)>\(Suggestion.didYouMean(name, in: expected)); expected \(expected.map { "<\($0)>" }.joined(separator: ", "))")
+        }
+        if !Self.repeatable.contains(element) {
+            let bit: UInt64 = 1 << UInt64(element.rawValue)
+            guard stack[stack.count - 1].seen & bit == 0 else {
+                return fail("<\(parent.element.name)> holds a second <\(element.name)>")
+            }
+            stack[stack.count - 1].seen |= bit
+        }
+        stack.append(Frame(element: element, line: line, column: column))
+        readAttributes(of: element, count: attributeCount, attributes)
+        guard failure == nil else { return }
+
+        if element.holdsText {
+            text.removeAll(keepingCapacity: true)
+            textIsBase64 = false
+            if let encoding = attributeValues[Attribute.encoding.rawValue] {
+                guard XMLValueCoding.equals(encoding, XMLStoreLayout.base64Encoding) else {
+                    return fail("<\(element.name)> has encoding=\(XMLValueCoding.quoted(encoding)); the only encoding is \"base64\"")
+                }
+                textIsBase64 = true
+            }
+        }
+        switch element {
+        case .entityVersionHash, .keySequence:
+            guard let entity = required(.entity, of: element) else { return }
+            currentEntityName = String(decoding: entity, as: UTF8.self)
+        case .entry:
+            entryKey = nil
+            entryValue = nil
+        case .object:
+            startObject()
+        case .attribute:
+            startAttribute()
+        case .relationship:
+            startRelationship()
+        default:
+            break
+        }
+    }
+
+    fileprivate func endElement() {
+        guard failure == nil, let frame = stack.popLast() else { return }
+        if frame.element.holdsText {
+            text.withUnsafeBufferPointer { endTextElement(frame, $0) }
+            return
+        }
+        switch frame.element {
+        case .database:
+            if metadata == nil { fail("the file has no <databaseInfo>", at: frame) }
+        case .databaseInfo:
+            endDatabaseInfo(frame)
+        case .metadata:
+            for required: Element in [.storeType, .modelName, .modelVersionHash, .entityVersionHashes, .schema]
+            where frame.seen & (1 << UInt64(required.rawValue)) == 0 {
+                return fail("<metadata> has no <\(required.name)>", at: frame)
+            }
+        case .entry:
+            guard let key = entryKey, let value = entryValue else {
+                return fail("<entry> needs a <key> and a <value>", at: frame)
+            }
+            guard custom.updateValue(value, forKey: key) == nil else {
+                return fail("<custom> holds the key \(String(reflecting: key)) twice", at: frame)
+            }
+        case .object:
+            if let object = current { objects.append(object) }
+            current = nil
+        default:
+            break
+        }
+    }
+
+    fileprivate func characters(_ bytes: UnsafePointer<xmlChar>, _ count: Int) {
+        guard failure == nil, let top = stack.last else { return }
+        if top.element.holdsText {
+            text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
+            return
+        }
+        for index in 0..<count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            default:
+                let sample = String(decoding: UnsafeBufferPointer(start: bytes + index, count: min(count - index, 40)), as: UTF8.self)
+                return fail("unexpected text \(String(reflecting: sample)) in <\(top.element.name)>, which holds \(top.element == .relationship ? "nothing" : "elements only")")
+            }
+        }
+    }
+
+    fileprivate func refuseDocumentType() {
+        fail("the file has a document type declaration (<!DOCTYPE …>); Strata XML stores have none, and they are refused because their entity declarations could expand without bound or read other files")
+    }
+
+    fileprivate func refuseDeclaration(_ kind: String) {
+        fail("the file declares \(kind); Strata XML stores declare none")
+    }
+
+    fileprivate func parserError(_ error: UnsafePointer<xmlError>) {
+        guard failure == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+        var message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
+        while message.last?.isWhitespace == true { message.removeLast() }
+        failure = corrupt("malformed XML: \(message)", line: Int(error.pointee.line), column: Int(error.pointee.int2))
+    }
+
+    // MARK: - Elements
+
+    private func child(named name: UnsafePointer<xmlChar>, of parent: Element) -> Element? {
+        for candidate in Self.childTable[parent.rawValue] where elementNames[candidate.rawValue] == name {
+            return candidate
+        }
+        return nil
+    }
+
+    private func readAttributes(of element: Element, count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        for index in attributeValues.indices { attributeValues[index] = nil }
+        guard count > 0, let attributes else { return }
+        let allowed = Self.attributeTable[element.rawValue]
+        // Five pointers per attribute: localname, prefix, URI, value start, value end.
+        for index in 0..<count {
+            let base = attributes + index * 5
+            let name = base[0]!
+            guard base[2] == nil, let attribute = allowed.first(where: { attributeNames[$0.rawValue] == name }) else {
+                let known = allowed.map { "\($0.name)" }
+                let spelled = String(cString: name)
+                return fail("<\(element.name)> has an unknown attribute '\(spelled)'\(Suggestion.didYouMean(spelled, in: known))\(known.isEmpty ? "; it takes none" : "; it takes \(known.joined(separator: ", "))")")
+            }
+            let start = base[3]!
+            attributeValues[attribute.rawValue] = UnsafeBufferPointer(start: start, count: base[4]! - start)
+        }
+    }
+
+    private func required(_ attribute: Attribute, of element: Element) -> UnsafeBufferPointer<UInt8>? {
+        guard let value = attributeValues[attribute.rawValue] else {
+            fail("<\(element.name)> has no \(attribute.name) attribute")
+            return nil
+        }
+        return value
+    }
+
+    private func endTextElement(_ frame: Frame, _ text: UnsafeBufferPointer<UInt8>) {
+        let string: String
+        do {
+            if frame.element == .attribute {
+                return endAttribute(frame, text)
+            }
+            string = try XMLValueCoding.string(from: text, base64: textIsBase64)
+        } catch {
+            return fail("<\(frame.element.name)>: \(error.message)", at: frame)
+        }
+        switch frame.element {
+        case .version:
+            guard let version = XMLValueCoding.parseInteger(text) else {
+                return fail("<version> must be a whole number, found \(XMLValueCoding.quoted(text))", at: frame)
+            }
+            guard version == XMLStoreLayout.version else {
+                return fail("the file is in version \(version) of the Strata XML layout; this Strata reads version \(XMLStoreLayout.version)\(version > XMLStoreLayout.version ? ": open it with a newer Strata" : "")", at: frame)
+            }
+            formatVersion = version
+        case .uuid:
+            guard !string.isEmpty, !string.contains(where: { $0.isWhitespace || $0 == "/" }) else {
+                return fail("<UUID> must be the store's identifier, found \(String(reflecting: string))", at: frame)
+            }
+            storeIdentifier = string
+        case .nextObjectID:
+            guard let next = XMLValueCoding.parseInteger(text), next > 0 else {
+                return fail("<nextObjectID> must be a positive whole number, found \(XMLValueCoding.quoted(text))", at: frame)
+            }
+        case .storeType: storeType = string
+        case .modelName: modelName = string
+        case .modelVersionHash: modelVersionHash = string
+        case .schema: schemaJSON = string
+        case .key: entryKey = string
+        case .value: entryValue = string
+        case .entityVersionHash:
+            guard entityVersionHashes.updateValue(string, forKey: currentEntityName) == nil else {
+                return fail("<entityVersionHashes> names entity '\(currentEntityName)' twice", at: frame)
+            }
+        case .keySequence:
+            guard let key = XMLValueCoding.parseInteger(text), key >= 0 else {
+                return fail("<keySequence entity=\"\(currentEntityName)\"> must be a whole number of at least 0, found \(XMLValueCoding.quoted(text))", at: frame)
+            }
+            guard keySequences.updateValue(key, forKey: currentEntityName) == nil else {
+                return fail("<keySequences> names entity '\(currentEntityName)' twice", at: frame)
+            }
+        default:
+            break
+        }
+    }
+
+    private func endDatabaseInfo(_ frame: Frame) {
+        for required: Element in [.version, .uuid, .nextObjectID, .metadata]
+        where frame.seen & (1 << UInt64(required.rawValue)) == 0 {
+            return fail("<databaseInfo> has no <\(required.name)>", at: frame)
+        }
+        let metadata = StoreMetadata(
+            storeIdentifier: storeIdentifier!, storeType: StoreType(rawValue: storeType!), modelName: modelName!,
+            modelVersionHash: modelVersionHash!, entityVersionHashes: entityVersionHashes, schemaJSON: schemaJSON!,
+            custom: custom)
+        self.metadata = metadata
+        if scope == .metadataOnly {
+            stoppedAfterMetadata = true
+            if let parser { xmlStopParser(parser) }
+            return
+        }
+        let schema: Schema
+        do {
+            schema = try metadata.schema()
+        } catch {
+            return fail("<schema> does not hold a valid model: \(error.message)", at: frame)
+        }
+        guard schema.versionHash == metadata.modelVersionHash else {
+            return fail("the model in <schema> has version hash \(schema.versionHash), but <modelVersionHash> says \(metadata.modelVersionHash): the file was edited by hand", at: frame)
+        }
+        self.schema = schema
+        prepareEntities(schema)
+        for root in keySequences.keys where entityIndex[root] == nil {
+            return fail("<keySequences> names entity '\(root)', which the model does not have", at: frame)
+        }
+    }
+
+    private func prepareEntities(_ schema: Schema) {
+        for (index, entity) in schema.entities.enumerated() { entityIndex[entity.name] = index }
+        entityInfos = schema.entities.map { entity in
+            var attributes: [String: (name: String, type: AttributeType)] = [:]
+            for attribute in entity.attributes where !attribute.isTransient {
+                attributes[attribute.name] = (attribute.name, attribute.type)
+            }
+            var relationships: [String: RelationshipInfo] = [:]
+            for relationship in entity.relationships {
+                relationships[relationship.name] = RelationshipInfo(
+                    name: relationship.name, isToMany: relationship.isToMany, isOrdered: relationship.isOrdered,
+                    type: relationship.isToMany
+                        ? "\(relationship.minCount)/\(relationship.maxCount)"
+                        : (relationship.isOptional ? "0/1" : "1/1"),
+                    destination: relationship.destination,
+                    destinationIndex: entityIndex[relationship.destination]!)
+            }
+            return EntityInfo(
+                description: entity, rootIndex: entityIndex[entity.rootName]!, attributes: attributes,
+                relationships: relationships, family: [])
+        }
+        // Every entity belongs to its own family and to each ancestor's.
+        for (index, entity) in schema.entities.enumerated() {
+            entityInfos[index].family.insert(index)
+            for ancestor in entity.ancestorNames { entityInfos[entityIndex[ancestor]!].family.insert(index) }
+        }
+        keyIndex = Array(repeating: [:], count: entityInfos.count)
+    }
+
+    // MARK: - Objects
+
+    private func startObject() {
+        guard schema != nil else { return fail("<object> before <databaseInfo>: the store's model must come first") }
+        guard let type = required(.type, of: .object), let id = required(.id, of: .object) else { return }
+        let entityName = String(decoding: type, as: UTF8.self)
+        guard let index = entityIndex[entityName] else {
+            return fail("<object type=\"\(entityName)\">: the store's model has no entity '\(entityName)'\(Suggestion.didYouMean(entityName, in: entityInfos.map(\.description.name)))")
+        }
+        let info = entityInfos[index]
+        guard !info.description.isAbstract else {
+            return fail("<object type=\"\(entityName)\">: entity '\(entityName)' is abstract and has no objects of its own")
+        }
+        let idText = String(decoding: id, as: UTF8.self)
+        guard let key = XMLStoreLayout.key(fromID: Substring(idText)) else {
+            return fail("<object type=\"\(entityName)\" id=\"\(idText)\">: an object ID is p and a primary key, like p12")
+        }
+        if let existing = keyIndex[info.rootIndex][key] {
+            let other = objects[existing]
+            let root = entityInfos[info.rootIndex].description.name
+            return fail("<object type=\"\(entityName)\" id=\"\(idText)\">: the '\(root)' hierarchy already has an object with that ID (<object type=\"\(entityInfos[other.entityIndex].description.name)\"> at line \(other.line))")
+        }
+        keyIndex[info.rootIndex][key] = objects.count
+        current = PendingObject(entityIndex: index, key: key, line: line, column: column)
+        current!.attributes.reserveCapacity(info.attributes.count)
+    }
+
+    private var objectDescription: String {
+        guard let current else { return "<object>" }
+        return "<object type=\"\(entityInfos[current.entityIndex].description.name)\" id=\"\(XMLStoreLayout.idref(current.key))\">"
+    }
+
+    private func startAttribute() {
+        guard let object = current else { return }
+        guard let name = required(.name, of: .attribute), let type = required(.type, of: .attribute) else { return }
+        let info = entityInfos[object.entityIndex]
+        let attributeName = String(decoding: name, as: UTF8.self)
+        guard let attribute = info.attributes[attributeName] else {
+            return fail("\(objectDescription) has an attribute '\(attributeName)' that entity '\(info.description.name)' does not have\(Suggestion.didYouMean(attributeName, in: info.attributes.keys.sorted()))")
+        }
+        guard XMLValueCoding.equals(type, attribute.type.name) else {
+            return fail("<attribute name=\"\(attributeName)\"> of \(objectDescription) has type=\(XMLValueCoding.quoted(type)), but the model says \(attribute.type.rawValue)")
+        }
+        guard object.attributes[attribute.name] == nil else {
+            return fail("\(objectDescription) has attribute '\(attributeName)' twice")
+        }
+        if textIsBase64 && attribute.type != .string {
+            return fail("<attribute name=\"\(attributeName)\"> of \(objectDescription) has encoding=\"base64\", which only string attributes take")
+        }
+        currentAttribute = attribute
+    }
+
+    private func endAttribute(_ frame: Frame, _ text: UnsafeBufferPointer<UInt8>) {
+        guard let attribute = currentAttribute else { return }
+        currentAttribute = nil
+        do {
+            let value = try XMLValueCoding.value(from: text, type: attribute.type, base64: textIsBase64)
+            current!.attributes[attribute.name] = value
+        } catch {
+            fail("<attribute name=\"\(attribute.name)\" type=\"\(attribute.type.rawValue)\"> of \(objectDescription): \(error.message)", at: frame)
+        }
+    }
+
+    private func startRelationship() {
+        guard let object = current else { return }
+        guard let name = required(.name, of: .relationship), let type = required(.type, of: .relationship),
+              let destination = required(.destination, of: .relationship)
+        else { return }
+        let info = entityInfos[object.entityIndex]
+        let relationshipName = String(decoding: name, as: UTF8.self)
+        guard let relationship = info.relationships[relationshipName] else {
+            return fail("\(objectDescription) has a relationship '\(relationshipName)' that entity '\(info.description.name)' does not have\(Suggestion.didYouMean(relationshipName, in: info.relationships.keys.sorted()))")
+        }
+        let element = "<relationship name=\"\(relationshipName)\"> of \(objectDescription)"
+        guard String(decoding: type, as: UTF8.self) == relationship.type else {
+            return fail("\(element) has type=\(XMLValueCoding.quoted(type)), but the model gives it \"\(relationship.type)\" (min/max count)")
+        }
+        guard String(decoding: destination, as: UTF8.self) == relationship.destination else {
+            return fail("\(element) has destination=\(XMLValueCoding.quoted(destination)), but the model says \(relationship.destination)")
+        }
+        guard !object.relationships.contains(where: { $0.name == relationshipName }) else {
+            return fail("\(objectDescription) has relationship '\(relationshipName)' twice")
+        }
+        var references: [Reference] = []
+        if let idrefs = attributeValues[Attribute.idrefs.rawValue] {
+            guard let parsed = parseReferences(idrefs, element: element) else { return }
+            references = parsed
+        }
+        if !relationship.isToMany && references.count > 1 {
+            return fail("\(element) is to-one but names \(references.count) objects")
+        }
+        current!.relationships.append(PendingRelationship(
+            name: relationship.name, info: relationship, references: references, line: line, column: column))
+    }
+
+    /// Splits `idrefs` at whitespace into `p12` and `Entity.p12` tokens.
+    private func parseReferences(_ text: UnsafeBufferPointer<UInt8>, element: String) -> [Reference]? {
+        var references: [Reference] = []
+        var index = 0
+        while index < text.count {
+            if text[index] == 0x20 || text[index] == 0x09 || text[index] == 0x0A || text[index] == 0x0D {
+                index += 1
+                continue
+            }
+            let start = index
+            var dot: Int?
+            while index < text.count, text[index] != 0x20, text[index] != 0x09, text[index] != 0x0A, text[index] != 0x0D {
+                if text[index] == UInt8(ascii: ".") && dot == nil { dot = index }
+                index += 1
+            }
+            let token = UnsafeBufferPointer(rebasing: text[start..<index])
+            let keyStart = (dot ?? (start - 1)) + 1
+            guard text[keyStart] == UInt8(ascii: "p"),
+                  let key = XMLValueCoding.parseInteger(UnsafeBufferPointer(rebasing: text[(keyStart + 1)..<index]))
+            else {
+                fail("\(element) has idrefs token \(XMLValueCoding.quoted(token)); a reference is p and a primary key (p12), or Entity.p12 for an object no longer in the store")
+                return nil
+            }
+            if let dot {
+                let entityName = String(decoding: UnsafeBufferPointer(rebasing: text[start..<dot]), as: UTF8.self)
+                guard let entity = entityIndex[entityName] else {
+                    fail("\(element) has idrefs token \(XMLValueCoding.quoted(token)), but the model has no entity '\(entityName)'")
+                    return nil
+                }
+                references.append(.missing(entityIndex: entity, key: key))
+            } else {
+                references.append(.key(key))
+            }
+        }
+        return references
+    }
+
+    /// Turns the objects read into records, resolving every reference.
+    private func resolveRecords() throws(StrataError) -> [String: [ObjectID: StoreRecord]] {
+        guard let storeIdentifier else { return [:] }
+        let ids = objects.map { object in
+            ObjectID(entityName: entityInfos[object.entityIndex].description.name, storeIdentifier: storeIdentifier, primaryKey: object.key)
+        }
+        var counts = Array(repeating: 0, count: entityInfos.count)
+        for object in objects { counts[object.entityIndex] += 1 }
+        var byEntity: [[ObjectID: StoreRecord]] = counts.map { count in
+            var records: [ObjectID: StoreRecord] = [:]
+            records.reserveCapacity(count)
+            return records
+        }
+        for (index, object) in objects.enumerated() {
+            var record = StoreRecord(objectID: ids[index], attributes: object.attributes)
+            for relationship in object.relationships {
+                let destination = entityInfos[relationship.info.destinationIndex]
+                var members: [ObjectID] = []
+                members.reserveCapacity(relationship.references.count)
+                var keys = Set<Int64>()
+                for reference in relationship.references {
+                    let member: ObjectID
+                    let key: Int64
+                    switch reference {
+                    case .key(let referenced):
+                        key = referenced
+                        guard let target = keyIndex[destination.rootIndex][referenced] else {
+                            throw referenceError(relationship, object, "refers to p\(referenced), but there is no \(destination.description.name) with that ID in the file")
+                        }
+                        guard destination.family.contains(objects[target].entityIndex) else {
+                            throw referenceError(relationship, object, "refers to p\(referenced), which is a \(entityInfos[objects[target].entityIndex].description.name), not a \(destination.description.name)")
+                        }
+                        member = ids[target]
+                    case .missing(let entity, let referenced):
+                        key = referenced
+                        let name = entityInfos[entity].description.name
+                        guard destination.family.contains(entity), !entityInfos[entity].description.isAbstract else {
+                            throw referenceError(relationship, object, "refers to \(name).p\(referenced), but a \(name) cannot be a member (the destination is \(destination.description.name))")
+                        }
+                        if keyIndex[destination.rootIndex][referenced] != nil {
+                            throw referenceError(relationship, object, "refers to \(name).p\(referenced) as an object no longer in the store, but the file has an object with ID p\(referenced): write p\(referenced)")
+                        }
+                        member = ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: referenced)
+                    }
+                    guard keys.insert(key).inserted else {
+                        throw referenceError(relationship, object, "names p\(key) twice")
+                    }
+                    members.append(member)
+                }
+                if relationship.info.isToMany {
+                    // A missing key means an empty to-many (StoreRecord), the form records take
+                    // when nothing was ever added.
+                    if !members.isEmpty { record.toMany[relationship.name] = members }
+                } else if let member = members.first {
+                    record.toOne[relationship.name] = member
+                }
+            }
+            byEntity[object.entityIndex][ids[index]] = record
+        }
+        var records: [String: [ObjectID: StoreRecord]] = [:]
+        for (index, entityRecords) in byEntity.enumerated() where !entityRecords.isEmpty {
+            records[entityInfos[index].description.name] = entityRecords
+        }
+        return records
+    }
+
+    private func referenceError(_ relationship: PendingRelationship, _ object: PendingObject, _ problem: String) -> StrataError {
+        let owner = "<object type=\"\(entityInfos[object.entityIndex].description.name)\" id=\"\(XMLStoreLayout.idref(object.key))\">"
+        return corrupt("<relationship name=\"\(relationship.name)\"> of \(owner) \(problem)", line: relationship.line, column: relationship.column)
+    }
+
+    // MARK: - Errors and positions
+
+    private var line: Int { parser.map { Int(xmlSAX2GetLineNumber($0)) } ?? 0 }
+    private var column: Int { parser.map { Int(xmlSAX2GetColumnNumber($0)) } ?? 0 }
+
+    private func corrupt(_ message: String, line: Int, column: Int) -> StrataError {
+        StrataError(.corruptStore, message, file: path, location: SourceLocation(line: line, column: column))
+    }
+
+    /// Records the first error and stops the parser.
+    private func fail(_ message: String, at frame: Frame? = nil) {
+        guard failure == nil else { return }
+        failure = corrupt(message, line: frame?.line ?? line, column: frame?.column ?? column)
+        if let parser { xmlStopParser(parser) }
+    }
+
+    // MARK: - Tables
+
+    private static let childTable: [[Element]] = Element.allCases.map(\.children)
+    private static let attributeTable: [[Attribute]] = Element.allCases.map(\.attributes)
+    private static let repeatable: Set<Element> = [.object, .entityVersionHash, .keySequence, .entry, .attribute, .relationship]
+
+    /// The SAX2 handler: element, text and error callbacks; every declaration callback refuses.
+    private static func handler() -> xmlSAXHandler {
+        var handler = xmlSAXHandler()
+        handler.initialized = UInt32(XML_SAX2_MAGIC)
+        handler.startElementNs = { context, localname, _, namespace, _, _, attributeCount, _, attributes in
+            guard let context, let localname else { return }
+            reader(context).startElement(localname, namespace: namespace, attributeCount: Int(attributeCount), attributes: attributes)
+        }
+        handler.endElementNs = { context, _, _, _ in
+            guard let context else { return }
+            reader(context).endElement()
+        }
+        handler.characters = { context, bytes, count in
+            guard let context, let bytes else { return }
+            reader(context).characters(bytes, Int(count))
+        }
+        handler.cdataBlock = handler.characters
+        handler.ignorableWhitespace = handler.characters
+        handler.internalSubset = { context, _, _, _ in
+            guard let context else { return }
+            reader(context).refuseDocumentType()
+        }
+        handler.externalSubset = { context, _, _, _ in
+            guard let context else { return }
+            reader(context).refuseDocumentType()
+        }
+        handler.entityDecl = { context, _, _, _, _, _ in
+            guard let context else { return }
+            reader(context).refuseDeclaration("an entity")
+        }
+        handler.unparsedEntityDecl = { context, _, _, _, _ in
+            guard let context else { return }
+            reader(context).refuseDeclaration("an entity")
+        }
+        handler.notationDecl = { context, _, _, _ in
+            guard let context else { return }
+            reader(context).refuseDeclaration("a notation")
+        }
+        handler.serror = { context, error in
+            guard let context, let error else { return }
+            reader(context).parserError(error)
+        }
+        return handler
+    }
+}
+
+private func reader(_ context: UnsafeMutableRawPointer) -> XMLStoreReader {
+    Unmanaged<XMLStoreReader>.fromOpaque(context).takeUnretainedValue()
+}
+
+/// libxml2's input callback: reads from the ``XMLFileInput`` passed as context.
+private func inputReadCallback(_ context: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ count: Int32) -> Int32 {
+    guard let context, let buffer else { return -1 }
+    return Unmanaged<XMLFileInput>.fromOpaque(context).takeUnretainedValue().read(into: buffer, count: Int(count))
+}
+
+/// libxml2's close callback: the ``XMLFileInput`` closes its file itself.
+private func inputCloseCallback(_ context: UnsafeMutableRawPointer?) -> Int32 { 0 }
+
+extension AttributeType {
+    /// The type's name as a C string, to compare with the bytes of a `type` attribute.
+    var name: StaticString {
+        switch self {
+        case .string: "string"
+        case .int16: "int16"
+        case .int32: "int32"
+        case .int64: "int64"
+        case .decimal: "decimal"
+        case .double: "double"
+        case .float: "float"
+        case .bool: "bool"
+        case .date: "date"
+        case .binary: "binary"
+        case .uuid: "uuid"
+        case .uri: "uri"
+        case .transformable: "transformable"
+        }
+    }
+}
