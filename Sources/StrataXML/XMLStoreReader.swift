@@ -170,9 +170,10 @@ final class XMLStoreReader {
         attributeNames = Attribute.allCases.map { xmlDictLookup(dictionary, $0.name.utf8Start, -1)! }
 
         let result = xmlParseDocument(parser)
+        // A read error comes first: the parser's own report of it ("Document is empty") would mislead.
+        if let inputFailure = input.failure { throw inputFailure }
         if let failure { throw failure }
         if stoppedAfterMetadata { return }
-        if let inputFailure = input.failure { throw inputFailure }
         if result != 0 || parser.pointee.wellFormed == 0 {
             throw corrupt("malformed XML", line: Int(xmlSAX2GetLineNumber(parser)), column: Int(xmlSAX2GetColumnNumber(parser)))
         }
@@ -181,18 +182,21 @@ final class XMLStoreReader {
     // MARK: - SAX events
 
     fileprivate func startElement(
-        _ localname: UnsafePointer<xmlChar>, namespace: UnsafePointer<xmlChar>?, attributeCount: Int,
+        _ localname: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, namespace: UnsafePointer<xmlChar>?, attributeCount: Int,
         attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
         guard failure == nil else { return }
         guard let parent = stack.last else {
             guard namespace == nil, localname == elementNames[Element.database.rawValue] else {
-                return fail("the root element is <\(String(cString: localname))>, expected <database>: this is not a Strata XML store")
+                return fail("the root element is <\(qualifiedName(localname, prefix))>, expected <database>: this is not a Strata XML store")
             }
             stack.append(Frame(element: .database, line: line, column: column))
             return readAttributes(of: .database, count: attributeCount, attributes)
         }
-        guard let element = child(named: localname, of: parent.element), namespace == nil else {
+        if let namespace {
+            return fail("element <\(qualifiedName(localname, prefix))> is in namespace '\(String(cString: namespace))'; the elements of Strata XML stores are in no namespace")
+        }
+        guard let element = child(named: localname, of: parent.element) else {
             let name = String(cString: localname)
             if parent.element.holdsText || parent.element == .relationship {
                 return fail("unexpected element <\(name)> inside <\(parent.element.name)>, which holds \(parent.element == .relationship ? "nothing" : "text only")")
@@ -302,6 +306,10 @@ final class XMLStoreReader {
     }
 
     // MARK: - Elements
+
+    private func qualifiedName(_ localname: UnsafePointer<xmlChar>, _ prefix: UnsafePointer<xmlChar>?) -> String {
+        (prefix.map { String(cString: $0) + ":" } ?? "") + String(cString: localname)
+    }
 
     private func child(named name: UnsafePointer<xmlChar>, of parent: Element) -> Element? {
         for candidate in Self.childTable[parent.rawValue] where elementNames[candidate.rawValue] == name {
@@ -675,9 +683,10 @@ final class XMLStoreReader {
     private static func handler() -> xmlSAXHandler {
         var handler = xmlSAXHandler()
         handler.initialized = UInt32(XML_SAX2_MAGIC)
-        handler.startElementNs = { context, localname, _, namespace, _, _, attributeCount, _, attributes in
+        handler.startElementNs = { context, localname, prefix, namespace, _, _, attributeCount, _, attributes in
             guard let context, let localname else { return }
-            reader(context).startElement(localname, namespace: namespace, attributeCount: Int(attributeCount), attributes: attributes)
+            reader(context).startElement(
+                localname, prefix: prefix, namespace: namespace, attributeCount: Int(attributeCount), attributes: attributes)
         }
         handler.endElementNs = { context, _, _, _ in
             guard let context else { return }

@@ -177,3 +177,46 @@ func canonical(_ records: [String: [ObjectID: StoreRecord]], _ schema: Schema) -
         return copy
     } }
 }
+
+/// A TCP listener on 127.0.0.1 with a port of the system's choosing, to prove that nothing
+/// connects to it.
+final class LocalListener {
+    private let descriptor: Int32
+    let port: UInt16
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0
+                    && listen(descriptor, 8) == 0
+                    && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        self.descriptor = descriptor
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    deinit { close(descriptor) }
+
+    /// True when a client connected since the listener opened.
+    func acceptedConnection() -> Bool {
+        let client = accept(descriptor, nil, nil)
+        if client >= 0 {
+            close(client)
+            return true
+        }
+        return false
+    }
+}
