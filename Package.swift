@@ -79,6 +79,8 @@ let package = Package(
         .testTarget(
             name: "StrataXMLTests",
             dependencies: ["StrataXML"],
+            // Golden files the tests read from the source tree.
+            exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -83,7 +83,16 @@ enum XMLStoreLayout {
 
         /// True for the elements whose content is text (the others hold only elements and
         /// whitespace; `relationship` holds nothing).
-        var holdsText: Bool { children.isEmpty && self != .relationship }
+        var holdsText: Bool {
+            switch self {
+            case .database, .databaseInfo, .metadata, .entityVersionHashes, .keySequences, .custom, .entry, .object,
+                 .relationship:
+                false
+            case .version, .uuid, .nextObjectID, .storeType, .modelName, .modelVersionHash, .entityVersionHash,
+                 .keySequence, .key, .value, .schema, .attribute:
+                true
+            }
+        }
 
         /// The XML attributes the element may carry.
         var attributes: [Attribute] {
@@ -133,12 +142,4 @@ enum XMLStoreLayout {
     /// the `noAction` delete rule, or by a relationship without an inverse): `Entity.p12`.
     /// Writing it keeps the reference exactly; a reader never resolves it to an object.
     static func missingIDRef(entity: String, key: Int64) -> String { "\(entity).p\(key)" }
-
-    /// Reads `p12` (nil when the text is not that form).
-    static func key(fromID text: Substring) -> Int64? {
-        guard text.first == "p", text.count > 1 else { return nil }
-        let digits = text.dropFirst()
-        guard digits.first != "+" else { return nil }
-        return Int64(digits)
-    }
 }

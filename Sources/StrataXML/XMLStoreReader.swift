@@ -27,17 +27,30 @@ final class XMLStoreReader {
         case metadataOnly
     }
 
+    // Properties marked `@exclusivity(unchecked)` are the parse state the SAX callbacks touch for
+    // every element. The callbacks run one at a time, on the thread that called `parse()`, and
+    // no access to one of these properties is held across a call that could touch it again, so
+    // the runtime's dynamic exclusivity checks (a tenth of the load time) prove nothing here.
+
     private let path: String
     private let scope: Scope
     private let input: XMLFileInput
-    private var parser: xmlParserCtxtPtr?
+    @exclusivity(unchecked) private var parser: xmlParserCtxtPtr?
 
     /// Element and attribute names interned in the parser's dictionary: SAX2 hands out names
     /// from that dictionary, so a name matches when its pointer does.
-    private var elementNames: [UnsafePointer<xmlChar>] = []
-    private var attributeNames: [UnsafePointer<xmlChar>] = []
+    @exclusivity(unchecked) private var elementNames: [UnsafePointer<xmlChar>] = []
+    @exclusivity(unchecked) private var attributeNames: [UnsafePointer<xmlChar>] = []
+    /// The interned names of each element's children and attributes, by raw value.
+    @exclusivity(unchecked) private var childNames: [[(name: UnsafePointer<xmlChar>, element: Element)]] = []
+    @exclusivity(unchecked) private var attributeNamesByElement: [[(name: UnsafePointer<xmlChar>, attribute: Attribute)]] = []
+    private let repeatable = XMLStoreReader.repeatable
 
-    private var failure: StrataError?
+    private var failure: StrataError? {
+        didSet { failed = failure != nil }
+    }
+    /// `failure != nil`, kept apart because the callbacks test it for every event.
+    @exclusivity(unchecked) private var failed = false
     private var stoppedAfterMetadata = false
 
     // MARK: Parse state
@@ -50,11 +63,11 @@ final class XMLStoreReader {
         var seen: UInt64 = 0
     }
 
-    private var stack: [Frame] = []
-    private var text: [UInt8] = []
-    private var textIsBase64 = false
+    @exclusivity(unchecked) private var stack: [Frame] = []
+    @exclusivity(unchecked) private var text: [UInt8] = []
+    @exclusivity(unchecked) private var textIsBase64 = false
     /// The values of the current start tag's attributes, by ``XMLStoreLayout/Attribute`` raw value.
-    private var attributeValues: [UnsafeBufferPointer<UInt8>?] = Array(repeating: nil, count: Attribute.allCases.count)
+    @exclusivity(unchecked) private var attributeValues: [UnsafeBufferPointer<UInt8>?] = Array(repeating: nil, count: Attribute.allCases.count)
 
     // Database info.
     private var formatVersion: Int64?
@@ -74,20 +87,42 @@ final class XMLStoreReader {
 
     // Objects.
 
-    /// What the reader needs of one entity of the stored model.
-    private struct EntityInfo {
-        var description: EntityDescription
-        var rootIndex: Int
-        var attributes: [String: (name: String, type: AttributeType)]
-        var relationships: [String: RelationshipInfo]
+    /// What the reader needs of one entity of the stored model. A class, so that looking one
+    /// up for every element costs a retain, not a copy.
+    private final class EntityInfo {
+        let description: EntityDescription
+        let index: Int
+        let nameBytes: [UInt8]
+        var rootIndex = 0
+        /// Stored attributes in model order: files list them in that order, so the reader tries
+        /// the slot after the last one first and compares bytes, not hashes.
+        var attributes: [AttributeSlot] = []
+        var attributeIndex: [String: Int] = [:]
+        var relationships: [RelationshipInfo] = []
+        var relationshipIndex: [String: Int] = [:]
         /// Indices of this entity and every entity below it.
-        var family: Set<Int>
+        var family: Set<Int> = []
+
+        init(description: EntityDescription, index: Int) {
+            self.description = description
+            self.index = index
+            nameBytes = Array(description.name.utf8)
+        }
+
+        var name: String { description.name }
+    }
+
+    private struct AttributeSlot {
+        var name: String
+        var bytes: [UInt8]
+        var type: AttributeType
+        var typeName: StaticString
     }
 
     private struct RelationshipInfo {
         var name: String
+        var bytes: [UInt8]
         var isToMany: Bool
-        var isOrdered: Bool
         var type: String
         var destination: String
         var destinationIndex: Int
@@ -100,8 +135,7 @@ final class XMLStoreReader {
     }
 
     private struct PendingRelationship {
-        var name: String
-        var info: RelationshipInfo
+        var slot: Int
         var references: [Reference]
         var line: Int
         var column: Int
@@ -111,19 +145,29 @@ final class XMLStoreReader {
         var entityIndex: Int
         var key: Int64
         var line: Int
-        var column: Int
-        var attributes: [String: AttributeValue] = [:]
-        var relationships: [PendingRelationship] = []
+        var attributes: [String: AttributeValue]
+        var relationships: [PendingRelationship]
     }
 
     private var schema: Schema?
-    private var entityInfos: [EntityInfo] = []
+    @exclusivity(unchecked) private var entityInfos: [EntityInfo] = []
     private var entityIndex: [String: Int] = [:]
-    private var objects: [PendingObject] = []
+    @exclusivity(unchecked) private var objects: [PendingObject] = []
     /// Object index by root entity index, then primary key.
-    private var keyIndex: [[Int64: Int]] = []
-    private var current: PendingObject?
-    private var currentAttribute: (name: String, type: AttributeType)?
+    @exclusivity(unchecked) private var keyIndex: [[Int64: Int]] = []
+
+    // The object being read.
+    @exclusivity(unchecked) private var currentEntity: EntityInfo?
+    @exclusivity(unchecked) private var previousEntity: EntityInfo?
+    @exclusivity(unchecked) private var currentKey: Int64 = 0
+    @exclusivity(unchecked) private var currentLine = 0
+    @exclusivity(unchecked) private var currentAttributes: [String: AttributeValue] = [:]
+    @exclusivity(unchecked) private var currentRelationships: [PendingRelationship] = []
+    /// Bits of the attribute and relationship slots seen in the current object.
+    @exclusivity(unchecked) private var seenAttributes: [UInt64] = []
+    @exclusivity(unchecked) private var seenRelationships: [UInt64] = []
+    @exclusivity(unchecked) private var nextAttributeSlot = 0
+    @exclusivity(unchecked) private var currentAttributeSlot = -1
 
     // MARK: - Reading
 
@@ -168,6 +212,8 @@ final class XMLStoreReader {
         let dictionary = parser.pointee.dict
         elementNames = Element.allCases.map { xmlDictLookup(dictionary, $0.name.utf8Start, -1)! }
         attributeNames = Attribute.allCases.map { xmlDictLookup(dictionary, $0.name.utf8Start, -1)! }
+        childNames = Self.childTable.map { $0.map { (elementNames[$0.rawValue], $0) } }
+        attributeNamesByElement = Self.attributeTable.map { $0.map { (attributeNames[$0.rawValue], $0) } }
 
         let result = xmlParseDocument(parser)
         // A read error comes first: the parser's own report of it ("Document is empty") would mislead.
@@ -185,7 +231,7 @@ final class XMLStoreReader {
         _ localname: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, namespace: UnsafePointer<xmlChar>?, attributeCount: Int,
         attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
-        guard failure == nil else { return }
+        guard !failed else { return }
         guard let parent = stack.last else {
             guard namespace == nil, localname == elementNames[Element.database.rawValue] else {
                 return fail("the root element is <\(qualifiedName(localname, prefix))>, expected <database>: this is not a Strata XML store")
@@ -204,8 +250,8 @@ final class XMLStoreReader {
             let expected = Self.childTable[parent.element.rawValue].map { "\($0.name)" }
             return fail("unknown element <\(name)> in <\(parent.element.name)>\(Suggestion.didYouMean(name, in: expected)); expected \(expected.map { "<\($0)>" }.joined(separator: ", "))")
         }
-        if !Self.repeatable.contains(element) {
-            let bit: UInt64 = 1 << UInt64(element.rawValue)
+        let bit: UInt64 = 1 << UInt64(element.rawValue)
+        if repeatable & bit == 0 {
             guard stack[stack.count - 1].seen & bit == 0 else {
                 return fail("<\(parent.element.name)> holds a second <\(element.name)>")
             }
@@ -213,7 +259,7 @@ final class XMLStoreReader {
         }
         stack.append(Frame(element: element, line: line, column: column))
         readAttributes(of: element, count: attributeCount, attributes)
-        guard failure == nil else { return }
+        guard !failed else { return }
 
         if element.holdsText {
             text.removeAll(keepingCapacity: true)
@@ -244,7 +290,7 @@ final class XMLStoreReader {
     }
 
     fileprivate func endElement() {
-        guard failure == nil, let frame = stack.popLast() else { return }
+        guard !failed, let frame = stack.popLast() else { return }
         if frame.element.holdsText {
             text.withUnsafeBufferPointer { endTextElement(frame, $0) }
             return
@@ -267,15 +313,14 @@ final class XMLStoreReader {
                 return fail("<custom> holds the key \(String(reflecting: key)) twice", at: frame)
             }
         case .object:
-            if let object = current { objects.append(object) }
-            current = nil
+            endObject()
         default:
             break
         }
     }
 
     fileprivate func characters(_ bytes: UnsafePointer<xmlChar>, _ count: Int) {
-        guard failure == nil, let top = stack.last else { return }
+        guard !failed, let top = stack.last else { return }
         if top.element.holdsText {
             text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
             return
@@ -299,7 +344,7 @@ final class XMLStoreReader {
     }
 
     fileprivate func parserError(_ error: UnsafePointer<xmlError>) {
-        guard failure == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+        guard !failed, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
         var message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
         while message.last?.isWhitespace == true { message.removeLast() }
         failure = corrupt("malformed XML: \(message)", line: Int(error.pointee.line), column: Int(error.pointee.int2))
@@ -312,8 +357,8 @@ final class XMLStoreReader {
     }
 
     private func child(named name: UnsafePointer<xmlChar>, of parent: Element) -> Element? {
-        for candidate in Self.childTable[parent.rawValue] where elementNames[candidate.rawValue] == name {
-            return candidate
+        for candidate in childNames[parent.rawValue] where candidate.name == name {
+            return candidate.element
         }
         return nil
     }
@@ -321,13 +366,13 @@ final class XMLStoreReader {
     private func readAttributes(of element: Element, count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
         for index in attributeValues.indices { attributeValues[index] = nil }
         guard count > 0, let attributes else { return }
-        let allowed = Self.attributeTable[element.rawValue]
+        let allowed = attributeNamesByElement[element.rawValue]
         // Five pointers per attribute: localname, prefix, URI, value start, value end.
         for index in 0..<count {
             let base = attributes + index * 5
             let name = base[0]!
-            guard base[2] == nil, let attribute = allowed.first(where: { attributeNames[$0.rawValue] == name }) else {
-                let known = allowed.map { "\($0.name)" }
+            guard base[2] == nil, let attribute = allowed.first(where: { $0.name == name })?.attribute else {
+                let known = allowed.map { "\($0.attribute.name)" }
                 let spelled = String(cString: name)
                 return fail("<\(element.name)> has an unknown attribute '\(spelled)'\(Suggestion.didYouMean(spelled, in: known))\(known.isEmpty ? "; it takes none" : "; it takes \(known.joined(separator: ", "))")")
             }
@@ -427,29 +472,28 @@ final class XMLStoreReader {
 
     private func prepareEntities(_ schema: Schema) {
         for (index, entity) in schema.entities.enumerated() { entityIndex[entity.name] = index }
-        entityInfos = schema.entities.map { entity in
-            var attributes: [String: (name: String, type: AttributeType)] = [:]
+        entityInfos = schema.entities.enumerated().map { EntityInfo(description: $1, index: $0) }
+        for info in entityInfos {
+            let entity = info.description
+            info.rootIndex = entityIndex[entity.rootName]!
             for attribute in entity.attributes where !attribute.isTransient {
-                attributes[attribute.name] = (attribute.name, attribute.type)
+                info.attributeIndex[attribute.name] = info.attributes.count
+                info.attributes.append(AttributeSlot(
+                    name: attribute.name, bytes: Array(attribute.name.utf8), type: attribute.type, typeName: attribute.type.name))
             }
-            var relationships: [String: RelationshipInfo] = [:]
             for relationship in entity.relationships {
-                relationships[relationship.name] = RelationshipInfo(
-                    name: relationship.name, isToMany: relationship.isToMany, isOrdered: relationship.isOrdered,
+                info.relationshipIndex[relationship.name] = info.relationships.count
+                info.relationships.append(RelationshipInfo(
+                    name: relationship.name, bytes: Array(relationship.name.utf8), isToMany: relationship.isToMany,
                     type: relationship.isToMany
                         ? "\(relationship.minCount)/\(relationship.maxCount)"
                         : (relationship.isOptional ? "0/1" : "1/1"),
                     destination: relationship.destination,
-                    destinationIndex: entityIndex[relationship.destination]!)
+                    destinationIndex: entityIndex[relationship.destination]!))
             }
-            return EntityInfo(
-                description: entity, rootIndex: entityIndex[entity.rootName]!, attributes: attributes,
-                relationships: relationships, family: [])
-        }
-        // Every entity belongs to its own family and to each ancestor's.
-        for (index, entity) in schema.entities.enumerated() {
-            entityInfos[index].family.insert(index)
-            for ancestor in entity.ancestorNames { entityInfos[entityIndex[ancestor]!].family.insert(index) }
+            // Every entity belongs to its own family and to each ancestor's.
+            info.family.insert(info.index)
+            for ancestor in entity.ancestorNames { entityInfos[entityIndex[ancestor]!].family.insert(info.index) }
         }
         keyIndex = Array(repeating: [:], count: entityInfos.count)
     }
@@ -459,74 +503,119 @@ final class XMLStoreReader {
     private func startObject() {
         guard schema != nil else { return fail("<object> before <databaseInfo>: the store's model must come first") }
         guard let type = required(.type, of: .object), let id = required(.id, of: .object) else { return }
-        let entityName = String(decoding: type, as: UTF8.self)
-        guard let index = entityIndex[entityName] else {
-            return fail("<object type=\"\(entityName)\">: the store's model has no entity '\(entityName)'\(Suggestion.didYouMean(entityName, in: entityInfos.map(\.description.name)))")
+        // Objects of one entity come together: try the previous object's entity first.
+        let info: EntityInfo
+        if let previous = previousEntity, previous.nameBytes.elementsEqual(type) {
+            info = previous
+        } else {
+            let entityName = String(decoding: type, as: UTF8.self)
+            guard let index = entityIndex[entityName] else {
+                return fail("<object type=\"\(entityName)\">: the store's model has no entity '\(entityName)'\(Suggestion.didYouMean(entityName, in: entityInfos.map(\.name)))")
+            }
+            info = entityInfos[index]
+            guard !info.description.isAbstract else {
+                return fail("<object type=\"\(entityName)\">: entity '\(entityName)' is abstract and has no objects of its own")
+            }
+            previousEntity = info
         }
-        let info = entityInfos[index]
-        guard !info.description.isAbstract else {
-            return fail("<object type=\"\(entityName)\">: entity '\(entityName)' is abstract and has no objects of its own")
+        guard id.count > 1, id[0] == UInt8(ascii: "p"),
+              let key = XMLValueCoding.parseInteger(UnsafeBufferPointer(rebasing: id[1...]))
+        else {
+            return fail("<object type=\"\(info.name)\" id=\"\(String(decoding: id, as: UTF8.self))\">: an object ID is p and a primary key, like p12")
         }
-        let idText = String(decoding: id, as: UTF8.self)
-        guard let key = XMLStoreLayout.key(fromID: Substring(idText)) else {
-            return fail("<object type=\"\(entityName)\" id=\"\(idText)\">: an object ID is p and a primary key, like p12")
-        }
-        if let existing = keyIndex[info.rootIndex][key] {
+        if let existing = keyIndex[info.rootIndex].updateValue(objects.count, forKey: key) {
             let other = objects[existing]
-            let root = entityInfos[info.rootIndex].description.name
-            return fail("<object type=\"\(entityName)\" id=\"\(idText)\">: the '\(root)' hierarchy already has an object with that ID (<object type=\"\(entityInfos[other.entityIndex].description.name)\"> at line \(other.line))")
+            return fail("<object type=\"\(info.name)\" id=\"p\(key)\">: the '\(entityInfos[info.rootIndex].name)' hierarchy already has an object with that ID (<object type=\"\(entityInfos[other.entityIndex].name)\"> at line \(other.line))")
         }
-        keyIndex[info.rootIndex][key] = objects.count
-        current = PendingObject(entityIndex: index, key: key, line: line, column: column)
-        current!.attributes.reserveCapacity(info.attributes.count)
+        currentEntity = info
+        currentKey = key
+        currentLine = line
+        currentAttributes = Dictionary(minimumCapacity: info.attributes.count)
+        currentRelationships = []
+        Self.clear(&seenAttributes, count: (info.attributes.count + 63) / 64)
+        Self.clear(&seenRelationships, count: (info.relationships.count + 63) / 64)
+        nextAttributeSlot = 0
+    }
+
+    private static func clear(_ bits: inout [UInt64], count: Int) {
+        if bits.count != count { bits = Array(repeating: 0, count: count) }
+        for index in bits.indices { bits[index] = 0 }
+    }
+
+    private func endObject() {
+        guard let info = currentEntity else { return }
+        objects.append(PendingObject(
+            entityIndex: info.index, key: currentKey, line: currentLine,
+            attributes: currentAttributes, relationships: currentRelationships))
+        currentEntity = nil
+        currentAttributes = [:]
+        currentRelationships = []
     }
 
     private var objectDescription: String {
-        guard let current else { return "<object>" }
-        return "<object type=\"\(entityInfos[current.entityIndex].description.name)\" id=\"\(XMLStoreLayout.idref(current.key))\">"
+        guard let currentEntity else { return "<object>" }
+        return "<object type=\"\(currentEntity.name)\" id=\"\(XMLStoreLayout.idref(currentKey))\">"
+    }
+
+    /// The slot of an attribute of the current object: the one after the previous attribute
+    /// when the bytes match (files list attributes in model order), else by name.
+    private func attributeSlot(_ info: EntityInfo, named name: UnsafeBufferPointer<UInt8>) -> Int? {
+        let slots = info.attributes
+        var index = nextAttributeSlot
+        while index < slots.count {
+            let matches = slots[index].bytes.withUnsafeBufferPointer { bytes in
+                bytes.count == name.count && memcmp(bytes.baseAddress!, name.baseAddress!, name.count) == 0
+            }
+            if matches { return index }
+            index += 1
+        }
+        return info.attributeIndex[String(decoding: name, as: UTF8.self)]
     }
 
     private func startAttribute() {
-        guard let object = current else { return }
+        guard let info = currentEntity else { return }
         guard let name = required(.name, of: .attribute), let type = required(.type, of: .attribute) else { return }
-        let info = entityInfos[object.entityIndex]
-        let attributeName = String(decoding: name, as: UTF8.self)
-        guard let attribute = info.attributes[attributeName] else {
-            return fail("\(objectDescription) has an attribute '\(attributeName)' that entity '\(info.description.name)' does not have\(Suggestion.didYouMean(attributeName, in: info.attributes.keys.sorted()))")
+        guard !name.isEmpty, let slot = attributeSlot(info, named: name) else {
+            let attributeName = String(decoding: name, as: UTF8.self)
+            return fail("\(objectDescription) has an attribute '\(attributeName)' that entity '\(info.name)' does not have\(Suggestion.didYouMean(attributeName, in: info.attributes.map(\.name)))")
         }
-        guard XMLValueCoding.equals(type, attribute.type.name) else {
-            return fail("<attribute name=\"\(attributeName)\"> of \(objectDescription) has type=\(XMLValueCoding.quoted(type)), but the model says \(attribute.type.rawValue)")
+        let attribute = info.attributes[slot]
+        guard XMLValueCoding.equals(type, attribute.typeName) else {
+            return fail("<attribute name=\"\(attribute.name)\"> of \(objectDescription) has type=\(XMLValueCoding.quoted(type)), but the model says \(attribute.type.rawValue)")
         }
-        guard object.attributes[attribute.name] == nil else {
-            return fail("\(objectDescription) has attribute '\(attributeName)' twice")
+        let bit: UInt64 = 1 << UInt64(slot % 64)
+        guard seenAttributes[slot / 64] & bit == 0 else {
+            return fail("\(objectDescription) has attribute '\(attribute.name)' twice")
         }
+        seenAttributes[slot / 64] |= bit
         if textIsBase64 && attribute.type != .string {
-            return fail("<attribute name=\"\(attributeName)\"> of \(objectDescription) has encoding=\"base64\", which only string attributes take")
+            return fail("<attribute name=\"\(attribute.name)\"> of \(objectDescription) has encoding=\"base64\", which only string attributes take")
         }
-        currentAttribute = attribute
+        nextAttributeSlot = slot + 1
+        currentAttributeSlot = slot
     }
 
     private func endAttribute(_ frame: Frame, _ text: UnsafeBufferPointer<UInt8>) {
-        guard let attribute = currentAttribute else { return }
-        currentAttribute = nil
+        guard let info = currentEntity, currentAttributeSlot >= 0 else { return }
+        let attribute = info.attributes[currentAttributeSlot]
+        currentAttributeSlot = -1
         do {
-            let value = try XMLValueCoding.value(from: text, type: attribute.type, base64: textIsBase64)
-            current!.attributes[attribute.name] = value
+            currentAttributes[attribute.name] = try XMLValueCoding.value(from: text, type: attribute.type, base64: textIsBase64)
         } catch {
             fail("<attribute name=\"\(attribute.name)\" type=\"\(attribute.type.rawValue)\"> of \(objectDescription): \(error.message)", at: frame)
         }
     }
 
     private func startRelationship() {
-        guard let object = current else { return }
+        guard let info = currentEntity else { return }
         guard let name = required(.name, of: .relationship), let type = required(.type, of: .relationship),
               let destination = required(.destination, of: .relationship)
         else { return }
-        let info = entityInfos[object.entityIndex]
         let relationshipName = String(decoding: name, as: UTF8.self)
-        guard let relationship = info.relationships[relationshipName] else {
-            return fail("\(objectDescription) has a relationship '\(relationshipName)' that entity '\(info.description.name)' does not have\(Suggestion.didYouMean(relationshipName, in: info.relationships.keys.sorted()))")
+        guard let slot = info.relationshipIndex[relationshipName] else {
+            return fail("\(objectDescription) has a relationship '\(relationshipName)' that entity '\(info.name)' does not have\(Suggestion.didYouMean(relationshipName, in: info.relationships.map(\.name)))")
         }
+        let relationship = info.relationships[slot]
         let element = "<relationship name=\"\(relationshipName)\"> of \(objectDescription)"
         guard String(decoding: type, as: UTF8.self) == relationship.type else {
             return fail("\(element) has type=\(XMLValueCoding.quoted(type)), but the model gives it \"\(relationship.type)\" (min/max count)")
@@ -534,9 +623,11 @@ final class XMLStoreReader {
         guard String(decoding: destination, as: UTF8.self) == relationship.destination else {
             return fail("\(element) has destination=\(XMLValueCoding.quoted(destination)), but the model says \(relationship.destination)")
         }
-        guard !object.relationships.contains(where: { $0.name == relationshipName }) else {
+        let bit: UInt64 = 1 << UInt64(slot % 64)
+        guard seenRelationships[slot / 64] & bit == 0 else {
             return fail("\(objectDescription) has relationship '\(relationshipName)' twice")
         }
+        seenRelationships[slot / 64] |= bit
         var references: [Reference] = []
         if let idrefs = attributeValues[Attribute.idrefs.rawValue] {
             guard let parsed = parseReferences(idrefs, element: element) else { return }
@@ -545,8 +636,9 @@ final class XMLStoreReader {
         if !relationship.isToMany && references.count > 1 {
             return fail("\(element) is to-one but names \(references.count) objects")
         }
-        current!.relationships.append(PendingRelationship(
-            name: relationship.name, info: relationship, references: references, line: line, column: column))
+        if !references.isEmpty {
+            currentRelationships.append(PendingRelationship(slot: slot, references: references, line: line, column: column))
+        }
     }
 
     /// Splits `idrefs` at whitespace into `p12` and `Entity.p12` tokens.
@@ -566,7 +658,7 @@ final class XMLStoreReader {
             }
             let token = UnsafeBufferPointer(rebasing: text[start..<index])
             let keyStart = (dot ?? (start - 1)) + 1
-            guard text[keyStart] == UInt8(ascii: "p"),
+            guard keyStart < index, text[keyStart] == UInt8(ascii: "p"),
                   let key = XMLValueCoding.parseInteger(UnsafeBufferPointer(rebasing: text[(keyStart + 1)..<index]))
             else {
                 fail("\(element) has idrefs token \(XMLValueCoding.quoted(token)); a reference is p and a primary key (p12), or Entity.p12 for an object no longer in the store")
@@ -590,22 +682,21 @@ final class XMLStoreReader {
     private func resolveRecords() throws(StrataError) -> [String: [ObjectID: StoreRecord]] {
         guard let storeIdentifier else { return [:] }
         let ids = objects.map { object in
-            ObjectID(entityName: entityInfos[object.entityIndex].description.name, storeIdentifier: storeIdentifier, primaryKey: object.key)
+            ObjectID(entityName: entityInfos[object.entityIndex].name, storeIdentifier: storeIdentifier, primaryKey: object.key)
         }
         var counts = Array(repeating: 0, count: entityInfos.count)
         for object in objects { counts[object.entityIndex] += 1 }
-        var byEntity: [[ObjectID: StoreRecord]] = counts.map { count in
-            var records: [ObjectID: StoreRecord] = [:]
-            records.reserveCapacity(count)
-            return records
-        }
+        var byEntity: [[ObjectID: StoreRecord]] = counts.map { [ObjectID: StoreRecord](minimumCapacity: $0) }
+        var keys = Set<Int64>()
         for (index, object) in objects.enumerated() {
             var record = StoreRecord(objectID: ids[index], attributes: object.attributes)
+            let owner = entityInfos[object.entityIndex]
             for relationship in object.relationships {
-                let destination = entityInfos[relationship.info.destinationIndex]
+                let info = owner.relationships[relationship.slot]
+                let destination = entityInfos[info.destinationIndex]
                 var members: [ObjectID] = []
                 members.reserveCapacity(relationship.references.count)
-                var keys = Set<Int64>()
+                keys.removeAll(keepingCapacity: true)
                 for reference in relationship.references {
                     let member: ObjectID
                     let key: Int64
@@ -613,48 +704,52 @@ final class XMLStoreReader {
                     case .key(let referenced):
                         key = referenced
                         guard let target = keyIndex[destination.rootIndex][referenced] else {
-                            throw referenceError(relationship, object, "refers to p\(referenced), but there is no \(destination.description.name) with that ID in the file")
+                            throw referenceError(info, relationship, object, "refers to p\(referenced), but there is no \(destination.name) with that ID in the file")
                         }
                         guard destination.family.contains(objects[target].entityIndex) else {
-                            throw referenceError(relationship, object, "refers to p\(referenced), which is a \(entityInfos[objects[target].entityIndex].description.name), not a \(destination.description.name)")
+                            throw referenceError(info, relationship, object, "refers to p\(referenced), which is a \(entityInfos[objects[target].entityIndex].name), not a \(destination.name)")
                         }
                         member = ids[target]
                     case .missing(let entity, let referenced):
                         key = referenced
-                        let name = entityInfos[entity].description.name
+                        let name = entityInfos[entity].name
                         guard destination.family.contains(entity), !entityInfos[entity].description.isAbstract else {
-                            throw referenceError(relationship, object, "refers to \(name).p\(referenced), but a \(name) cannot be a member (the destination is \(destination.description.name))")
+                            throw referenceError(info, relationship, object, "refers to \(name).p\(referenced), but a \(name) cannot be a member (the destination is \(destination.name))")
                         }
                         if keyIndex[destination.rootIndex][referenced] != nil {
-                            throw referenceError(relationship, object, "refers to \(name).p\(referenced) as an object no longer in the store, but the file has an object with ID p\(referenced): write p\(referenced)")
+                            throw referenceError(info, relationship, object, "refers to \(name).p\(referenced) as an object no longer in the store, but the file has an object with ID p\(referenced): write p\(referenced)")
                         }
                         member = ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: referenced)
                     }
-                    guard keys.insert(key).inserted else {
-                        throw referenceError(relationship, object, "names p\(key) twice")
+                    if relationship.references.count > 1 {
+                        guard keys.insert(key).inserted else {
+                            throw referenceError(info, relationship, object, "names p\(key) twice")
+                        }
                     }
                     members.append(member)
                 }
-                if relationship.info.isToMany {
-                    // A missing key means an empty to-many (StoreRecord), the form records take
-                    // when nothing was ever added.
-                    if !members.isEmpty { record.toMany[relationship.name] = members }
-                } else if let member = members.first {
-                    record.toOne[relationship.name] = member
+                // Only relationships with members are pending: a missing key means nil or an
+                // empty to-many (StoreRecord).
+                if info.isToMany {
+                    record.toMany[info.name] = members
+                } else {
+                    record.toOne[info.name] = members[0]
                 }
             }
             byEntity[object.entityIndex][ids[index]] = record
         }
         var records: [String: [ObjectID: StoreRecord]] = [:]
         for (index, entityRecords) in byEntity.enumerated() where !entityRecords.isEmpty {
-            records[entityInfos[index].description.name] = entityRecords
+            records[entityInfos[index].name] = entityRecords
         }
         return records
     }
 
-    private func referenceError(_ relationship: PendingRelationship, _ object: PendingObject, _ problem: String) -> StrataError {
-        let owner = "<object type=\"\(entityInfos[object.entityIndex].description.name)\" id=\"\(XMLStoreLayout.idref(object.key))\">"
-        return corrupt("<relationship name=\"\(relationship.name)\"> of \(owner) \(problem)", line: relationship.line, column: relationship.column)
+    private func referenceError(
+        _ info: RelationshipInfo, _ relationship: PendingRelationship, _ object: PendingObject, _ problem: String
+    ) -> StrataError {
+        let owner = "<object type=\"\(entityInfos[object.entityIndex].name)\" id=\"\(XMLStoreLayout.idref(object.key))\">"
+        return corrupt("<relationship name=\"\(info.name)\"> of \(owner) \(problem)", line: relationship.line, column: relationship.column)
     }
 
     // MARK: - Errors and positions
@@ -668,7 +763,7 @@ final class XMLStoreReader {
 
     /// Records the first error and stops the parser.
     private func fail(_ message: String, at frame: Frame? = nil) {
-        guard failure == nil else { return }
+        guard !failed else { return }
         failure = corrupt(message, line: frame?.line ?? line, column: frame?.column ?? column)
         if let parser { xmlStopParser(parser) }
     }
@@ -677,7 +772,9 @@ final class XMLStoreReader {
 
     private static let childTable: [[Element]] = Element.allCases.map(\.children)
     private static let attributeTable: [[Attribute]] = Element.allCases.map(\.attributes)
-    private static let repeatable: Set<Element> = [.object, .entityVersionHash, .keySequence, .entry, .attribute, .relationship]
+    /// Bits (by raw value) of the elements that may occur more than once in their parent.
+    private static let repeatable: UInt64 = [Element.object, .entityVersionHash, .keySequence, .entry, .attribute, .relationship]
+        .reduce(0) { $0 | 1 << UInt64($1.rawValue) }
 
     /// The SAX2 handler: element, text and error callbacks; every declaration callback refuses.
     private static func handler() -> xmlSAXHandler {

@@ -49,8 +49,20 @@ final class XMLStoreWriter {
             guard let entity = schema.entity(named: entityName) else {
                 throw StrataError(.invalidData, "cannot write objects of entity '\(entityName)': the store's model '\(schema.name)' has no such entity")
             }
-            for record in contents.records[entityName]!.values.sorted(by: { $0.objectID < $1.objectID }) {
-                try writeObject(record, entity: entity, storeIdentifier: storeIdentifier, contents: contents)
+            let plan = EntityPlan(entity)
+            let records = contents.records[entityName]!
+            // Sort positions by key rather than the records themselves (moving records costs).
+            var order: [(key: Int64, index: Dictionary<ObjectID, StoreRecord>.Index)] = []
+            order.reserveCapacity(records.count)
+            for index in records.indices {
+                guard let key = records[index].key.primaryKey else {
+                    throw StrataError(.invalidData, "cannot write \(records[index].key): its ID is temporary")
+                }
+                order.append((key, index))
+            }
+            order.sort { $0.key < $1.key }
+            for (key, index) in order {
+                try writeObject(records[index].value, key: key, plan: plan, storeIdentifier: storeIdentifier, contents: contents)
             }
         }
         try end() // database
@@ -100,18 +112,60 @@ final class XMLStoreWriter {
 
     // MARK: - Objects
 
+    /// What writing the objects of one entity needs, with every name as a C string made once.
+    private struct EntityPlan {
+        struct Attribute {
+            var description: AttributeDescription
+            var name: [UInt8]
+            var type: [UInt8]
+        }
+
+        struct Relationship {
+            var description: RelationshipDescription
+            var name: [UInt8]
+            var type: [UInt8]
+            var destination: [UInt8]
+        }
+
+        var entity: EntityDescription
+        var name: [UInt8]
+        var attributes: [Attribute]
+        var relationships: [Relationship]
+
+        init(_ entity: EntityDescription) {
+            self.entity = entity
+            name = cString(entity.name)
+            attributes = entity.attributes.filter { !$0.isTransient }.map { attribute in
+                Attribute(description: attribute, name: cString(attribute.name), type: cString(attribute.type.rawValue))
+            }
+            relationships = entity.relationships.map { relationship in
+                let type = relationship.isToMany
+                    ? "\(relationship.minCount)/\(relationship.maxCount)"
+                    : (relationship.isOptional ? "0/1" : "1/1")
+                return Relationship(
+                    description: relationship, name: cString(relationship.name), type: cString(type),
+                    destination: cString(relationship.destination))
+            }
+        }
+    }
+
+    /// A reusable buffer for attribute values built per object (`id`, `idrefs`).
+    private var scratch: [UInt8] = []
+
     private func writeObject(
-        _ record: StoreRecord, entity: EntityDescription, storeIdentifier: String, contents: AtomicStoreContents
+        _ record: StoreRecord, key: Int64, plan: EntityPlan, storeIdentifier: String, contents: AtomicStoreContents
     ) throws(StrataError) {
         let id = record.objectID
-        guard let key = id.primaryKey else {
-            throw StrataError(.invalidData, "cannot write \(id): its ID is temporary")
-        }
         try start(.object)
-        try attribute(.type, entity.name)
-        try attribute(.id, XMLStoreLayout.idref(key))
+        try attribute(.type, cString: plan.name)
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(UInt8(ascii: "p"))
+        appendDecimal(key, to: &scratch)
+        scratch.append(0)
+        try attribute(.id, cString: scratch)
         var written = 0
-        for description in entity.attributes where !description.isTransient {
+        for attribute in plan.attributes {
+            let description = attribute.description
             guard let value = record.attributes[description.name] else { continue }
             written += 1
             let text: String?
@@ -124,57 +178,78 @@ final class XMLStoreWriter {
                 throw StrataError(.invalidData, "cannot write \(id).\(description.name): the model says \(description.type.rawValue), but the value is \(value)")
             }
             try start(.attribute)
-            try attribute(.name, description.name)
-            try attribute(.type, description.type.rawValue)
+            try self.attribute(.name, cString: attribute.name)
+            try self.attribute(.type, cString: attribute.type)
             try content(text, base64Attribute: description.type == .string)
             try end()
         }
         if written != record.attributes.count {
-            let unknown = record.attributes.keys.filter { entity.attribute(named: $0).map { $0.isTransient } ?? true }.sorted()
-            throw StrataError(.invalidData, "cannot write \(id): entity '\(entity.name)' has no stored attribute '\(unknown.joined(separator: "', '"))'")
+            let unknown = record.attributes.keys.filter { plan.entity.attribute(named: $0).map { $0.isTransient } ?? true }.sorted()
+            throw StrataError(.invalidData, "cannot write \(id): entity '\(plan.entity.name)' has no stored attribute '\(unknown.joined(separator: "', '"))'")
         }
         var toOne = 0
         var toMany = 0
-        for relationship in entity.relationships {
+        for relationship in plan.relationships {
+            let description = relationship.description
             let members: [ObjectID]
-            let type: String
-            if relationship.isToMany {
-                let stored = record.toMany[relationship.name] ?? []
-                if record.toMany[relationship.name] != nil { toMany += 1 }
-                members = relationship.isOrdered ? stored : stored.sorted()
-                type = "\(relationship.minCount)/\(relationship.maxCount)"
+            if description.isToMany {
+                let stored = record.toMany[description.name]
+                if stored != nil { toMany += 1 }
+                members = description.isOrdered ? stored ?? [] : (stored ?? []).sorted()
             } else {
-                members = record.toOne[relationship.name].map { [$0] } ?? []
+                members = record.toOne[description.name].map { [$0] } ?? []
                 if !members.isEmpty { toOne += 1 }
-                type = relationship.isOptional ? "0/1" : "1/1"
             }
             try start(.relationship)
-            try attribute(.name, relationship.name)
-            try attribute(.type, type)
-            try attribute(.destination, relationship.destination)
+            try attribute(.name, cString: relationship.name)
+            try attribute(.type, cString: relationship.type)
+            try attribute(.destination, cString: relationship.destination)
             if !members.isEmpty {
-                var idrefs = ""
+                scratch.removeAll(keepingCapacity: true)
                 for member in members {
                     guard let memberKey = member.primaryKey else {
-                        throw StrataError(.invalidData, "cannot write \(id).\(relationship.name): it refers to \(member), whose ID is temporary")
+                        throw StrataError(.invalidData, "cannot write \(id).\(description.name): it refers to \(member), whose ID is temporary")
                     }
-                    if !idrefs.isEmpty { idrefs += " " }
-                    if member.storeIdentifier == storeIdentifier, contents.record(member) != nil {
-                        idrefs += XMLStoreLayout.idref(memberKey)
-                    } else {
-                        idrefs += XMLStoreLayout.missingIDRef(entity: member.entityName, key: memberKey)
+                    if !scratch.isEmpty { scratch.append(UInt8(ascii: " ")) }
+                    if member.storeIdentifier != storeIdentifier || contents.record(member) == nil {
+                        // An object no longer in the store: Entity.p12 (XMLStoreLayout).
+                        scratch.append(contentsOf: member.entityName.utf8)
+                        scratch.append(UInt8(ascii: "."))
                     }
+                    scratch.append(UInt8(ascii: "p"))
+                    appendDecimal(memberKey, to: &scratch)
                 }
-                try attribute(.idrefs, idrefs)
+                scratch.append(0)
+                try attribute(.idrefs, cString: scratch)
             }
             try check(xmlTextWriterFullEndElement(writer), "the end of <relationship>")
         }
         if toOne != record.toOne.count || toMany != record.toMany.count {
-            let unknownToOne = record.toOne.keys.filter { entity.relationship(named: $0)?.isToMany != false }
-            let unknownToMany = record.toMany.keys.filter { entity.relationship(named: $0)?.isToMany != true }
-            throw StrataError(.invalidData, "cannot write \(id): entity '\(entity.name)' has no relationship '\((unknownToOne + unknownToMany).sorted().joined(separator: "', '"))' of that kind")
+            let unknownToOne = record.toOne.keys.filter { plan.entity.relationship(named: $0)?.isToMany != false }
+            let unknownToMany = record.toMany.keys.filter { plan.entity.relationship(named: $0)?.isToMany != true }
+            throw StrataError(.invalidData, "cannot write \(id): entity '\(plan.entity.name)' has no relationship '\((unknownToOne + unknownToMany).sorted().joined(separator: "', '"))' of that kind")
         }
         try end() // object
+    }
+
+    private func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 {
+            bytes.append(contentsOf: String(value).utf8)
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+        }
     }
 
     // MARK: - libxml2 calls
@@ -189,6 +264,12 @@ final class XMLStoreWriter {
 
     private func attribute(_ attribute: XMLStoreLayout.Attribute, _ value: String) throws(StrataError) {
         try check(xmlTextWriterWriteAttribute(writer, attribute.name.utf8Start, value), "the attribute \(attribute.name)")
+    }
+
+    /// An attribute whose value is a NUL-terminated UTF-8 array.
+    private func attribute(_ attribute: XMLStoreLayout.Attribute, cString value: [UInt8]) throws(StrataError) {
+        let result = value.withUnsafeBufferPointer { xmlTextWriterWriteAttribute(writer, attribute.name.utf8Start, $0.baseAddress) }
+        try check(result, "the attribute \(attribute.name)")
     }
 
     /// An element holding text, with an optional `entity` attribute.
@@ -285,6 +366,11 @@ final class XMLStoreWriter {
             throw output.failure ?? StrataError(.storeIO, "libxml2 could not write \(what()) to '\(path)'")
         }
     }
+}
+
+/// `text` as a NUL-terminated UTF-8 array.
+private func cString(_ text: String) -> [UInt8] {
+    Array(text.utf8) + [0]
 }
 
 /// libxml2's output callback: appends to the ``XMLFileOutput`` passed as context.
