@@ -95,7 +95,7 @@ func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
 /// A coordinator that knows the XML store type (and the Values model's transformer).
 func xmlCoordinator(_ schema: Schema) -> PersistentStoreCoordinator {
     let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: StoreTypeRegistry([XMLStoreFactory()]))
-    coordinator.valueTransformers.register(CodableValueTransformer<[String]>(), name: "Payload")
+    coordinator.attributeTransformers.register(CodableAttributeTransformer<[String]>(), name: "Payload")
     return coordinator
 }
 

@@ -243,7 +243,7 @@ import Testing
             let reopened = xmlCoordinator(schema)
             try reopened.addStore(StoreDescription(type: .xml, url: url))
             let reader = ManagedObjectContext(coordinator: reopened)
-            let samples = try reader.fetch(FetchRequest(entityName: "Sample", sortDescriptors: [SortDescriptor("medium")]))
+            let samples = try reader.fetch(FetchRequest(entityName: "Sample", sortDescriptors: [FetchSortDescriptor("medium")]))
             #expect(samples.count == 5)
             #expect(samples.map { $0["payload"] as? [String] } == (0..<5).map { ["a", "b\($0)"] })
             #expect(samples.allSatisfy { $0["scratch"] == nil })
