@@ -87,6 +87,8 @@ let package = Package(
         .testTarget(
             name: "StrataXMLTests",
             dependencies: ["StrataXML"],
+            // Golden files the tests read from the source tree.
+            exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataBinaryPlist
-import StrataBinaryPlist
+import StrataXML
 
 /// How the commands find and open stores of every type.
 enum StoreAccess {
@@ -10,6 +10,7 @@ enum StoreAccess {
     static var registry: StoreTypeRegistry {
         StoreTypeRegistry([
             BinaryPlistStoreFactory(),
+            XMLStoreFactory(),
         ])
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataBinaryPlist
+import StrataXML
 import Testing
 
 /// One store type the conformance suite runs against: how to make a fresh store of it, which
@@ -66,5 +67,6 @@ struct StoreKind: Sendable, CustomTestStringConvertible {
         .memory,
         .testJSON,
         .file("binary", factory: BinaryPlistStoreFactory(), fileExtension: "bplist"),
+        .file("xml", factory: XMLStoreFactory(), fileExtension: "xml"),
     ]
 }
