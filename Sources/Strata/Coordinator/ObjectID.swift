@@ -18,7 +18,7 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
     public let storeIdentifier: String?
     let key: Key
 
-    init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
+    package init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
         self.entityName = entityName
         self.storeIdentifier = storeIdentifier
         self.key = .permanent(primaryKey)
