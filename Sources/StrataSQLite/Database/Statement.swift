@@ -51,10 +51,9 @@ final class Statement {
     func reset(binding arguments: [SQLValue]) throws(StrataError) {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
-        guard arguments.count <= parameterCount else {
-            throw StrataError(.invalidPredicate, "the SQL has \(parameterCount) parameter(s) but \(arguments.count) argument(s) were given: \(sql)", file: database.path)
-        }
-        for (offset, argument) in arguments.enumerated() {
+        // Numbered parameters (`?N`) that compiled SQL no longer uses may follow the last one
+        // it does; they are not bound.
+        for (offset, argument) in arguments.prefix(parameterCount).enumerated() {
             try bind(argument, at: Int32(offset + 1))
         }
     }

@@ -91,12 +91,32 @@ extension PredicateCompiler {
             let mapped = try walk(rows.element, path)
             switch mapped {
             case .rows(let inner):
-                let leftover = rows.scope.absorb(inner.scope, on: inner.conditions)
-                return .rows(RowSource(scope: rows.scope, conditions: rows.conditions + leftover, element: inner.element, order: rows.order + inner.order))
+                guard let owner = inner.nullWhenNil else {
+                    let leftover = rows.scope.absorb(inner.scope, on: inner.conditions)
+                    return .rows(RowSource(
+                        scope: rows.scope, conditions: rows.conditions + leftover, element: inner.element, order: rows.order + inner.order,
+                        nullWhenNil: rows.nullWhenNil, presence: inner.presence))
+                }
+                // A member whose path stops at a nil object adds one nil element (the
+                // evaluator's walk returns nil for it), not none: outer-join the inner rows.
+                guard !rows.scope.isEmpty, let presence = inner.presence else {
+                    throw Unsupported(reason: "a collection through a nil-able relationship of a single value")
+                }
+                _ = rows.scope.absorb(inner.scope, on: inner.conditions, outer: true)
+                var element = inner.element
+                if case .object(var object) = element {
+                    object.nullable = true
+                    element = .object(object)
+                }
+                return .rows(RowSource(
+                    scope: rows.scope, conditions: rows.conditions + ["(\(owner) IS NULL OR \(presence) IS NOT NULL)"], element: element,
+                    order: rows.order + inner.order, nullWhenNil: rows.nullWhenNil, presence: presence))
             case .list:
                 throw Unsupported(reason: "a collection of arrays")
             default:
-                return .rows(RowSource(scope: rows.scope, conditions: rows.conditions, element: mapped, order: rows.order))
+                return .rows(RowSource(
+                    scope: rows.scope, conditions: rows.conditions, element: mapped, order: rows.order,
+                    nullWhenNil: rows.nullWhenNil, presence: rows.presence))
             }
         case .list(let members):
             var result: [Shape] = []
@@ -157,7 +177,9 @@ extension PredicateCompiler {
             }
             var order = ["\(member).\"_pk\""]
             if let orderColumn { order.insert("\(member).\(quoted(orderColumn))", at: 0) }
-            return RowSource(scope: scope, conditions: conditions, element: .object(subject(table: table, alias: member, scope: scope)), order: order)
+            return RowSource(
+                scope: scope, conditions: conditions, element: .object(subject(table: table, alias: member, scope: scope)), order: order,
+                nullWhenNil: object.nullable ? object.pk : nil, presence: "\(member).\"_pk\"")
         case .joinTable(let tableName, let own, let other, let orderColumn, let otherRoot):
             let table = layout.table(forRoot: otherRoot)!
             let link = alias("l")
@@ -168,7 +190,8 @@ extension PredicateCompiler {
             if let orderColumn { order.insert("\(link).\(quoted(orderColumn))", at: 0) }
             return RowSource(
                 scope: scope, conditions: ["\(link).\(quoted(own)) = \(object.pk)"],
-                element: .object(subject(table: table, alias: member, scope: scope)), order: order)
+                element: .object(subject(table: table, alias: member, scope: scope)), order: order,
+                nullWhenNil: object.nullable ? object.pk : nil, presence: "\(member).\"_pk\"")
         }
     }
 
@@ -189,7 +212,11 @@ extension PredicateCompiler {
                     ? ScalarSQL(sql: "(\(object.pk) IS NOT NULL)", kind: .integer, nullable: false)
                     : ScalarSQL(sql: "1", kind: .integer, nullable: false, constant: .integer(1))
             case .rows(let rows):
-                count = ScalarSQL(sql: "(SELECT count(*)\(rows.body()))", kind: .integer, nullable: false)
+                if let owner = rows.nullWhenNil {
+                    count = ScalarSQL(sql: "CASE WHEN \(owner) IS NULL THEN NULL ELSE (SELECT count(*)\(rows.body())) END", kind: .integer, nullable: true)
+                } else {
+                    count = ScalarSQL(sql: "(SELECT count(*)\(rows.body()))", kind: .integer, nullable: false)
+                }
             case .list(let members):
                 count = ScalarSQL(sql: "\(members.count)", kind: .integer, nullable: false, constant: .integer(Int64(members.count)))
             }
@@ -216,9 +243,19 @@ extension PredicateCompiler {
             guard case .scalar(let element) = try walk(start, rest) else { return empty }
             return result("(SELECT \(call(element.kind, element.sql)))", element.kind)
         case .rows(let rows):
-            guard case .scalar(let element) = try walk(rows.element, rest) else { return empty }
+            guard case .scalar(let element) = try walk(rows.element, rest) else {
+                guard let owner = rows.nullWhenNil, case .scalar(var zero) = empty else { return empty }
+                zero.sql = "CASE WHEN \(owner) IS NULL THEN NULL ELSE 0 END"
+                zero.nullable = true
+                zero.constant = nil
+                return .scalar(zero)
+            }
             let ordered = rows.order.isEmpty ? "" : " ORDER BY " + rows.order.joined(separator: ", ")
-            return result("(SELECT \(call(element.kind, "v")) FROM (SELECT \(element.sql) AS v\(rows.body())\(ordered)))", element.kind)
+            let aggregated = result("(SELECT \(call(element.kind, "v")) FROM (SELECT \(element.sql) AS v\(rows.body())\(ordered)))", element.kind)
+            guard let owner = rows.nullWhenNil, case .scalar(var scalar) = aggregated else { return aggregated }
+            scalar.sql = "CASE WHEN \(owner) IS NULL THEN NULL ELSE \(scalar.sql) END"
+            scalar.nullable = true
+            return .scalar(scalar)
         case .list:
             throw Unsupported(reason: "\(key) of an array")
         }

@@ -118,7 +118,11 @@ struct PredicateCompiler {
             return not(try any(left) { (compiler, element) throws(Unsupported) in try compiler.test(element, op, right, options) })
         case .direct:
             if left.isCollection && op != .contains {
-                return try any(left) { (compiler, element) throws(Unsupported) in try compiler.test(element, op, right, options) }
+                let some = try any(left) { (compiler, element) throws(Unsupported) in try compiler.test(element, op, right, options) }
+                // A to-many key path through a nil object is nil itself, compared as a value.
+                guard case .rows(let rows) = left, let owner = rows.nullWhenNil else { return some }
+                let asNil = try test(.null, op, right, options)
+                return or([and([Condition(sql: "\(owner) IS NULL", nullable: false), asNil]), some])
             }
             return try test(left, op, right, options)
         }
@@ -202,6 +206,10 @@ struct PredicateCompiler {
             }
         default:
             break
+        }
+        if case .rows(let rows) = right, let owner = rows.nullWhenNil, !left.isCollection {
+            // Through a nil object the right side is nil, not a collection.
+            return and([Condition(sql: "\(owner) IS NULL", nullable: false), try compare(left, op, .null, options)])
         }
         if left.isCollection || right.isCollection { return .false }
         return try compare(left, op, right, options)

@@ -42,7 +42,10 @@ final class QueryScope {
 
     /// Appends `inner`'s tables to this scope (a flattened collection): its first table joins on
     /// `conditions`; the conditions are returned when this scope has no table to join to.
-    func absorb(_ inner: QueryScope, on conditions: [String]) -> [String] {
+    ///
+    /// With `outer`, every table of `inner` is LEFT JOINed, so that an outer row without inner
+    /// rows stays (with NULLs).
+    func absorb(_ inner: QueryScope, on conditions: [String], outer: Bool = false) -> [String] {
         let scope = resolved
         let other = inner.resolved
         guard scope !== other else { return conditions }
@@ -53,8 +56,11 @@ final class QueryScope {
                     scope.items.append(.table(table))
                     leftover = conditions
                 } else {
-                    scope.items.append(.inner(table, on: conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")))
+                    let on = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
+                    scope.items.append(outer ? .left(table, on: on) : .inner(table, on: on))
                 }
+            } else if outer, case .inner(let table, let on) = item {
+                scope.items.append(.left(table, on: on))
             } else {
                 scope.items.append(item)
             }

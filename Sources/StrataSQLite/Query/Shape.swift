@@ -55,12 +55,20 @@ final class RowSource {
     var conditions: [String]
     var element: Shape
     var order: [String]
+    /// The key of the object whose relationship these rows are, when that object may be nil:
+    /// an aggregate of a nil object's relationship is nil, not 0 (the evaluator's walk stops
+    /// at the nil).
+    var nullWhenNil: String?
+    /// SQL that is not NULL exactly when a member row is there (its key).
+    var presence: String?
 
-    init(scope: QueryScope, conditions: [String], element: Shape, order: [String]) {
+    init(scope: QueryScope, conditions: [String], element: Shape, order: [String], nullWhenNil: String? = nil, presence: String? = nil) {
+        self.presence = presence
         self.scope = scope
         self.conditions = conditions
         self.element = element
         self.order = order
+        self.nullWhenNil = nullWhenNil
     }
 
     /// `FROM … WHERE …` with `extra` conditions.

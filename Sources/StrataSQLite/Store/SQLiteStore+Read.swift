@@ -1,4 +1,5 @@
 public import Strata
+internal import Synchronization
 
 extension SQLiteStore {
     // MARK: - Fetching
@@ -69,6 +70,7 @@ extension SQLiteStore {
     /// candidate record in primary-key order, filtered, sorted and windowed in memory by the
     /// evaluator, reading related records from this store.
     func fetchInMemory(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord] {
+        inMemoryFallbacks.add(1, ordering: .relaxed)
         var candidates: [StoreRecord] = []
         for (table, names) in try tables(of: request.entityNames) {
             let compiled: CompiledFetch

@@ -25,6 +25,9 @@ public final class SQLiteStore: PersistentStore {
     let pool: ConnectionPool
     let storeIdentifier: String
     private let metadataState: Mutex<StoreMetadata>
+    /// How many requests were answered in memory because SQL could not express them (tests
+    /// assert it stays 0).
+    let inMemoryFallbacks = Atomic<Int>(0)
 
     /// How many reader connections a store on a file opens.
     static let readerCount = 3

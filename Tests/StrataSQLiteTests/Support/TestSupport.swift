@@ -4,6 +4,7 @@ import Strata
 
 typealias Predicate = Strata.Predicate
 typealias Expression = Strata.Expression
+typealias SortDescriptor = Strata.SortDescriptor
 
 /// A fresh directory under the temporary directory, removed by `cleanup`.
 struct TemporaryDirectory {
