@@ -15,7 +15,19 @@ func literal(_ text: String) -> String {
 extension StoreLayout {
     /// The statements that create an empty store: tables, join tables, Strata's own tables and
     /// every index.
-    var creationStatements: [String] {
+    var creationStatements: [String] { namedCreationStatements.map(\.sql) }
+
+    /// ``creationStatements`` with the name of the table or index each creates.
+    var namedCreationStatements: [(name: String, sql: String)] {
+        (tableStatements + indexStatements).map { sql in
+            // `CREATE [UNIQUE] {TABLE|INDEX} "name" …`
+            let start = sql.firstIndex(of: "\"")!
+            let end = sql[sql.index(after: start)...].firstIndex(of: "\"")!
+            return (String(sql[sql.index(after: start)..<end]), sql)
+        }
+    }
+
+    private var tableStatements: [String] {
         var statements: [String] = []
         for root in tables.keys.sorted() {
             let table = tables[root]!
@@ -23,18 +35,17 @@ extension StoreLayout {
             if table.hasEntityColumn { columns.append("\"_entity\" TEXT NOT NULL") }
             columns.append("\"_version\" INTEGER NOT NULL")
             for column in table.columns { columns.append("\(quoted(column.name)) \(column.declaredType)") }
-            statements.append("CREATE TABLE IF NOT EXISTS \(quoted(table.name)) (\n  \(columns.joined(separator: ",\n  "))\n) STRICT")
+            statements.append("CREATE TABLE \(quoted(table.name)) (\n  \(columns.joined(separator: ",\n  "))\n) STRICT")
         }
         for join in joinTables {
             var columns = ["\"source\" INTEGER NOT NULL", "\"destination\" INTEGER NOT NULL"]
             if join.hasSourceOrder { columns.append("\"source_order\" INTEGER") }
             if join.hasDestinationOrder { columns.append("\"destination_order\" INTEGER") }
             columns.append("PRIMARY KEY (\"source\", \"destination\")")
-            statements.append("CREATE TABLE IF NOT EXISTS \(quoted(join.name)) (\n  \(columns.joined(separator: ",\n  "))\n) STRICT, WITHOUT ROWID")
+            statements.append("CREATE TABLE \(quoted(join.name)) (\n  \(columns.joined(separator: ",\n  "))\n) STRICT, WITHOUT ROWID")
         }
-        statements.append("CREATE TABLE IF NOT EXISTS \"strata_metadata\" (\n  \"key\" TEXT PRIMARY KEY,\n  \"value\" TEXT NOT NULL\n) STRICT")
-        statements.append("CREATE TABLE IF NOT EXISTS \"strata_keys\" (\n  \"entity\" TEXT PRIMARY KEY,\n  \"last\" INTEGER NOT NULL\n) STRICT")
-        statements += indexStatements
+        statements.append("CREATE TABLE \"strata_metadata\" (\n  \"key\" TEXT PRIMARY KEY,\n  \"value\" TEXT NOT NULL\n) STRICT")
+        statements.append("CREATE TABLE \"strata_keys\" (\n  \"entity\" TEXT PRIMARY KEY,\n  \"last\" INTEGER NOT NULL\n) STRICT")
         return statements
     }
 
@@ -67,29 +78,29 @@ extension StoreLayout {
                 return quoted(column.name) + Self.collation(for: column.role) + (descending ? " DESC" : "")
             }
             if table.hasEntityColumn {
-                statements.append("CREATE INDEX IF NOT EXISTS \(quoted(name("index_\(root)__entity"))) ON \(quoted(root)) (\"_entity\")")
+                statements.append("CREATE INDEX \(quoted(name("index_\(root)__entity"))) ON \(quoted(root)) (\"_entity\")")
             }
             for column in table.columns {
                 if case .toOne = column.role {
-                    statements.append("CREATE INDEX IF NOT EXISTS \(quoted(name("index_\(root)_\(column.name)"))) ON \(quoted(root)) (\(quoted(column.name)))")
+                    statements.append("CREATE INDEX \(quoted(name("index_\(root)_\(column.name)"))) ON \(quoted(root)) (\(quoted(column.name)))")
                 }
             }
             for entityName in table.entityNames {
                 guard let entity = schema.entity(named: entityName) else { continue }
                 for attribute in entity.declaredAttributes where attribute.isIndexed && !attribute.isTransient {
                     if let term = term(attribute.name) {
-                        statements.append("CREATE INDEX IF NOT EXISTS \(quoted(name("index_\(root)_\(attribute.name)"))) ON \(quoted(root)) (\(term))")
+                        statements.append("CREATE INDEX \(quoted(name("index_\(root)_\(attribute.name)"))) ON \(quoted(root)) (\(term))")
                     }
                 }
                 for index in entity.indexes {
                     let terms = index.elements.compactMap { term($0.property, descending: $0.order == .descending) }
                     guard terms.count == index.elements.count else { continue }
-                    statements.append("CREATE INDEX IF NOT EXISTS \(quoted(name("index_\(entityName)_\(index.name)"))) ON \(quoted(root)) (\(terms.joined(separator: ", ")))")
+                    statements.append("CREATE INDEX \(quoted(name("index_\(entityName)_\(index.name)"))) ON \(quoted(root)) (\(terms.joined(separator: ", ")))")
                 }
                 for constraint in entity.uniquenessConstraints {
                     let terms = constraint.compactMap { term($0) }
                     guard terms.count == constraint.count else { continue }
-                    var sql = "CREATE UNIQUE INDEX IF NOT EXISTS \(quoted(name("unique_\(entityName)_\(constraint.joined(separator: "_"))"))) ON \(quoted(root)) (\(terms.joined(separator: ", ")))"
+                    var sql = "CREATE UNIQUE INDEX \(quoted(name("unique_\(entityName)_\(constraint.joined(separator: "_"))"))) ON \(quoted(root)) (\(terms.joined(separator: ", ")))"
                     let covered = schema.entityAndDescendants(of: entityName).map(\.name)
                     if table.hasEntityColumn && covered.count < table.entityNames.count {
                         sql += " WHERE \"_entity\" IN (\(covered.map(literal).joined(separator: ", ")))"
@@ -99,7 +110,7 @@ extension StoreLayout {
             }
         }
         for join in joinTables {
-            statements.append("CREATE INDEX IF NOT EXISTS \(quoted(name("index_\(join.name)_destination"))) ON \(quoted(join.name)) (\"destination\")")
+            statements.append("CREATE INDEX \(quoted(name("index_\(join.name)_destination"))) ON \(quoted(join.name)) (\"destination\")")
         }
         return statements
     }

@@ -113,11 +113,11 @@ public final class SQLiteStore: PersistentStore {
 
     /// Tables of entities another configuration's store did not create.
     private static func createMissingTables(_ layout: StoreLayout, _ database: Database) throws(StrataError) {
-        let existing = Set(try database.rows("SELECT name FROM sqlite_master WHERE type = 'table'", []) { $0.text(0) })
-        let needed = Set(layout.tables.keys).union(layout.joinTables.map(\.name))
-        guard !needed.isSubset(of: existing) else { return }
+        let existing = Set(try database.rows("SELECT name FROM sqlite_master", []) { $0.text(0) })
+        let missing = layout.namedCreationStatements.filter { !existing.contains($0.name) }
+        guard !missing.isEmpty else { return }
         try database.transaction(immediate: true) { () throws(StrataError) in
-            for statement in layout.creationStatements { try database.execute(statement) }
+            for statement in missing { try database.execute(statement.sql) }
             for root in layout.tables.keys.sorted() {
                 try database.run("INSERT OR IGNORE INTO \"strata_keys\" (\"entity\", \"last\") VALUES (?, 0)", [.text(root)])
             }
