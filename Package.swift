@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "StrataXML", targets: ["StrataXML"]),
         .library(name: "StrataBinaryPlist", targets: ["StrataBinaryPlist"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
+        .executable(name: "todo-example", targets: ["TodoExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -64,6 +65,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "TodoExample",
+            dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
+            path: "Examples/TodoList",
+            exclude: ["strata.json"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -4,7 +4,7 @@
 /// ```swift
 /// var request = FetchRequest(entityName: "Todo")
 /// request.predicate = .key("done") == false
-/// request.sortDescriptors = [SortDescriptor("priority", ascending: false), SortDescriptor("title")]
+/// request.sortDescriptors = [FetchSortDescriptor("priority", ascending: false), FetchSortDescriptor("title")]
 /// request.fetchLimit = 20
 /// let todos = try context.fetch(request)
 /// ```
@@ -18,8 +18,8 @@ public struct FetchRequest: Sendable, Hashable {
     }
 
     public var entityName: String
-    public var predicate: Predicate?
-    public var sortDescriptors: [SortDescriptor]
+    public var predicate: FetchPredicate?
+    public var sortDescriptors: [FetchSortDescriptor]
     /// The most objects to return; 0 means no limit.
     public var fetchLimit: Int
     /// How many matching objects to skip first.
@@ -38,7 +38,7 @@ public struct FetchRequest: Sendable, Hashable {
     public var relationshipKeyPathsForPrefetching: [String]
 
     public init(
-        entityName: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+        entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = [],
         fetchLimit: Int = 0, fetchOffset: Int = 0, resultType: ResultType = .objects
     ) {
         self.entityName = entityName

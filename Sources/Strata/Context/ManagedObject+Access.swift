@@ -141,6 +141,8 @@ extension ManagedObject {
     }
 
     public func setValue(_ value: Any?, forKey key: String) {
+        // A generic Optional passed as Any arrives wrapped once more: unwrap it.
+        let value = value.flatMap(unwrapOptional)
         switch property(key) {
         case .attribute(let attribute):
             context().setAttribute(self, key, Self.attributeValue(value, for: attribute, entity: entity.name, transformer: transformer(for: attribute)))
@@ -284,10 +286,10 @@ extension ManagedObject {
         return context
     }
 
-    private func transformer(for attribute: AttributeDescription) -> (any ValueTransformer)? {
+    private func transformer(for attribute: AttributeDescription) -> (any AttributeTransformer)? {
         guard attribute.type == .transformable, let name = attribute.transformerName else { return nil }
-        guard let transformer = managedObjectContext?.coordinator.valueTransformers.transformer(named: name) else {
-            preconditionFailure("no value transformer named '\(name)' is registered for \(entity.name).\(attribute.name); register one with coordinator.valueTransformers.register(_:name:)")
+        guard let transformer = managedObjectContext?.coordinator.attributeTransformers.transformer(named: name) else {
+            preconditionFailure("no value transformer named '\(name)' is registered for \(entity.name).\(attribute.name); register one with coordinator.attributeTransformers.register(_:name:)")
         }
         return transformer
     }
@@ -309,7 +311,7 @@ extension ManagedObject {
         }
     }
 
-    static func attributeValue(_ value: Any?, for attribute: AttributeDescription, entity: String, transformer: (any ValueTransformer)?) -> AttributeValue? {
+    static func attributeValue(_ value: Any?, for attribute: AttributeDescription, entity: String, transformer: (any AttributeTransformer)?) -> AttributeValue? {
         guard let value else { return nil }
         if attribute.type == .transformable {
             if let data = value as? Data, transformer == nil { return .binary(data) }
@@ -359,4 +361,21 @@ extension ManagedObject {
         default: value
         }
     }
+}
+
+/// Lets `Any` that holds an `Optional` be unwrapped without knowing the wrapped type.
+private protocol AnyOptional {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: AnyOptional {
+    fileprivate var wrappedAny: Any? {
+        guard let self else { return nil }
+        return unwrapOptional(self)
+    }
+}
+
+private func unwrapOptional(_ value: Any) -> Any? {
+    if let optional = value as? any AnyOptional { return optional.wrappedAny }
+    return value
 }

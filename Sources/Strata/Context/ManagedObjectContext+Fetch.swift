@@ -12,7 +12,7 @@ extension ManagedObjectContext {
 
     /// The objects of a class bound to an entity.
     public func fetch<T: ManagedObject>(
-        _ type: T.Type, where predicate: Predicate? = nil, sortedBy sortDescriptors: [SortDescriptor] = [],
+        _ type: T.Type, where predicate: FetchPredicate? = nil, sortedBy sortDescriptors: [FetchSortDescriptor] = [],
         limit: Int = 0
     ) throws(StrataError) -> [T] {
         let request = FetchRequest(entityName: T.entityName, predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit)

@@ -30,6 +30,14 @@ public struct Attribute<Value> {
     ) -> Value {
         get {
             let key = object[keyPath: storageKeyPath].key
+            // Stored kinds convert through AttributeConvertible (an int16 is kept as Int64);
+            // transformable values come back as what their transformer made.
+            if let convertible = Value.self as? any AttributeConvertible.Type,
+               object.entity.attribute(named: key)?.type != .transformable,
+               case .attribute(let raw) = object.propertyValue(forKey: key),
+               let typed = convertible.fromAttributeValue(raw) as? Value {
+                return typed
+            }
             let value = object.value(forKey: key)
             if let typed = value as? Value { return typed }
             if value == nil, let none = Optional<Any>.none as? Value { return none }

@@ -44,7 +44,7 @@ public final class PersistentStoreCoordinator: Sendable {
     public let schema: Schema
     public let storeTypes: StoreTypeRegistry
     /// Transformers for `transformable` attributes, by the names the model uses.
-    public let valueTransformers = ValueTransformerRegistry()
+    public let attributeTransformers = AttributeTransformerRegistry()
     public let logger: Logger
 
     private struct State {
@@ -210,6 +210,31 @@ public final class PersistentStoreCoordinator: Sendable {
         return Array(AtomicStore.window(records, offset: request.fetchOffset, limit: request.fetchLimit))
     }
 
+    /// IDs matching a request across stores, in order.
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID] {
+        let parts = try split(request)
+        if parts.count == 1 { return try parts[0].store.fetchObjectIDs(parts[0].request) }
+        return try fetchRecords(request).map(\.objectID)
+    }
+
+    /// The saved records of many objects at once, through the row cache, one call per store.
+    func records(for ids: [ObjectID]) throws(StrataError) -> [ObjectID: StoreRecord] {
+        var result: [ObjectID: StoreRecord] = [:]
+        var missing: [String: [ObjectID]] = [:]
+        rowCache.withLock { cache in
+            for id in ids {
+                if let record = cache[id] { result[id] = record } else if !id.isTemporary { missing[id.storeIdentifier ?? "", default: []].append(id) }
+            }
+        }
+        for (storeIdentifier, storeIDs) in missing {
+            guard let store = store(withIdentifier: storeIdentifier) else { continue }
+            let loaded = try store.records(for: storeIDs)
+            rowCache.withLock { cache in for record in loaded.values { cache.insert(record) } }
+            result.merge(loaded) { $1 }
+        }
+        return result
+    }
+
     func countRecords(_ request: StoreFetchRequest) throws(StrataError) -> Int {
         let parts = try split(request)
         if parts.count == 1 { return try parts[0].store.count(parts[0].request) }
@@ -236,7 +261,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 parts.append((store, part))
             }
         }
-        if parts.isEmpty { parts.append((try store(forEntity: request.entityNames.first ?? ""), request)) }
+        // No entity (an abstract one fetched without its subentities): nothing to ask, no match.
         return parts
     }
 

@@ -55,7 +55,7 @@ public struct StrataConfiguration: Sendable, Hashable {
                 schemaPath = path
             case "stores":
                 guard let elements = member.value.value.arrayElements else { throw fail("'stores' must be an array of stores", member.value) }
-                for element in elements { stores.append(try Self.store(element, base: base, fail: fail)) }
+                for element in elements { stores.append(try Self.store(element, base: base, file: file, fail: fail)) }
             default:
                 throw StrataError(
                     .invalidConfiguration,
@@ -85,7 +85,7 @@ public struct StrataConfiguration: Sendable, Hashable {
         return StoreDescription(type: type, url: resolve(path, against: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)))
     }
 
-    private static func store(_ node: JSONNode, base: URL, fail: (String, JSONNode?) -> StrataError) throws(StrataError) -> StoreDescription {
+    private static func store(_ node: JSONNode, base: URL, file: String, fail: (String, JSONNode?) -> StrataError) throws(StrataError) -> StoreDescription {
         guard let members = node.value.objectMembers else { throw fail("a store must be an object with 'type' and 'path'", node) }
         var type: StoreType?
         var path: String?
@@ -113,7 +113,7 @@ public struct StrataConfiguration: Sendable, Hashable {
                 throw StrataError(
                     .invalidConfiguration,
                     "unknown store key '\(member.key)'\(Suggestion.didYouMean(member.key, in: ["type", "path", "configuration", "options"]))",
-                    location: member.keyLocation)
+                    file: file, location: member.keyLocation)
             }
         }
         guard let type else { throw fail("a store needs 'type' (memory, sqlite, xml, binary)", node) }

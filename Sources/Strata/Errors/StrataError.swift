@@ -34,17 +34,20 @@ public struct StrataError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// For `validationFailed` and `mergeConflict`: every object that failed, with its reason.
     public var failures: [ValidationFailure]
+    /// For `invalidData`: every problem in the input, each with its file, line, column and path.
+    public var diagnostics: [Diagnostic]
     /// The file involved, with a line and column where the text allows.
     public var file: String?
     public var location: SourceLocation?
 
     public init(
-        _ code: Code, _ message: String, failures: [ValidationFailure] = [],
+        _ code: Code, _ message: String, failures: [ValidationFailure] = [], diagnostics: [Diagnostic] = [],
         file: String? = nil, location: SourceLocation? = nil
     ) {
         self.code = code
         self.message = message
         self.failures = failures
+        self.diagnostics = diagnostics
         self.file = file
         self.location = location
     }
@@ -58,6 +61,7 @@ public struct StrataError: Error, Sendable, Hashable, CustomStringConvertible {
         }
         text += message
         for failure in failures { text += "\n  " + failure.description }
+        for diagnostic in diagnostics { text += "\n  " + diagnostic.description }
         return text
     }
 }

@@ -318,7 +318,8 @@ package struct JSONParser {
     }
 
     private static func validateUTF8(_ bytes: [UInt8]) throws(JSONSyntaxError) {
-        var iterator = bytes.makeIterator()
+        // A byte order mark is not a column for the parser, so it is not one here either.
+        var iterator = bytes[(bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0)...].makeIterator()
         var parser = Unicode.UTF8.ForwardParser()
         var line = 1
         var column = 1

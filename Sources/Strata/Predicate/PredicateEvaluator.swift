@@ -53,7 +53,7 @@ package struct PredicateEvaluator<Subject> {
         self.access = access
     }
 
-    package func evaluate(_ predicate: Predicate, on subject: Subject) -> Bool {
+    package func evaluate(_ predicate: FetchPredicate, on subject: Subject) -> Bool {
         evaluate(predicate, on: subject, variables: [:])
     }
 
@@ -62,7 +62,7 @@ package struct PredicateEvaluator<Subject> {
         walk(.object(subject), path[...])
     }
 
-    private func evaluate(_ predicate: Predicate, on subject: Subject, variables: [String: EvaluatedValue<Subject>]) -> Bool {
+    private func evaluate(_ predicate: FetchPredicate, on subject: Subject, variables: [String: EvaluatedValue<Subject>]) -> Bool {
         switch predicate {
         case .constant(let value):
             return value
@@ -102,7 +102,7 @@ package struct PredicateEvaluator<Subject> {
 
     // MARK: - Expressions
 
-    private func value(of expression: Expression, on subject: Subject, variables: [String: EvaluatedValue<Subject>]) -> EvaluatedValue<Subject> {
+    private func value(of expression: FetchExpression, on subject: Subject, variables: [String: EvaluatedValue<Subject>]) -> EvaluatedValue<Subject> {
         switch expression {
         case .constant(let constant):
             return Self.lift(constant)

@@ -7,7 +7,7 @@ package struct PredicateValidator {
         self.schema = schema
     }
 
-    package func validate(_ predicate: Predicate, for entity: EntityDescription) throws(StrataError) {
+    package func validate(_ predicate: FetchPredicate, for entity: EntityDescription) throws(StrataError) {
         try validate(predicate, entity, variables: [:])
     }
 
@@ -37,7 +37,7 @@ package struct PredicateValidator {
     /// What a variable stands for: an entity (a SUBQUERY member), or anything (a substitution).
     private enum Binding { case entity(EntityDescription), unknown }
 
-    private func validate(_ predicate: Predicate, _ entity: EntityDescription, variables: [String: Binding]) throws(StrataError) {
+    private func validate(_ predicate: FetchPredicate, _ entity: EntityDescription, variables: [String: Binding]) throws(StrataError) {
         switch predicate {
         case .constant:
             return
@@ -63,7 +63,7 @@ package struct PredicateValidator {
         }
     }
 
-    private func validate(_ expression: Expression, _ entity: EntityDescription, variables: [String: Binding]) throws(StrataError) {
+    private func validate(_ expression: FetchExpression, _ entity: EntityDescription, variables: [String: Binding]) throws(StrataError) {
         switch expression {
         case .constant, .evaluatedObject:
             return
@@ -93,7 +93,7 @@ package struct PredicateValidator {
     }
 
     /// The entity of the members of a collection expression, when it is a relationship path.
-    private func destination(of expression: Expression, _ entity: EntityDescription, variables: [String: Binding]) -> EntityDescription? {
+    private func destination(of expression: FetchExpression, _ entity: EntityDescription, variables: [String: Binding]) -> EntityDescription? {
         var current: EntityDescription
         let path: [String]
         switch expression {

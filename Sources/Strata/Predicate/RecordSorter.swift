@@ -2,7 +2,7 @@
 /// every context orders the same way. Ties keep object-ID order, so results are deterministic.
 package enum RecordSorter {
     package static func sort<Subject>(
-        _ items: [Subject], by descriptors: [SortDescriptor], evaluator: PredicateEvaluator<Subject>,
+        _ items: [Subject], by descriptors: [FetchSortDescriptor], evaluator: PredicateEvaluator<Subject>,
         id: (Subject) -> ObjectID
     ) -> [Subject] {
         guard !descriptors.isEmpty else { return items }

@@ -110,6 +110,11 @@ struct SchemaDecoder {
         draft.name = model.string("name", required: "the model", collector: &collector)
         if let name = draft.name, name.trimmingCharacters(in: .whitespaces).isEmpty {
             collector.error("invalidName", "the model's name is empty; name the model, for example \"TodoList\"", at: "name")
+        } else if let name = draft.name, !ReservedNames.isValidEntityName(name) {
+            collector.error(
+                "invalidName",
+                "invalid model name '\(name)': model names start with an upper-case letter (A–Z) and use only ASCII letters, digits and '_'\(nameFix(name, upperFirst: true))",
+                at: "name")
         }
         _ = model.string("$schema", collector: &collector)
         draft.version = model.string("version", collector: &collector)
@@ -192,7 +197,9 @@ struct SchemaDecoder {
                     continue
                 }
                 if names.isEmpty {
-                    collector.error("emptyConstraint", "a uniqueness constraint needs at least one property name, like [\"email\"]", at: constraintPath)
+                    if node.value.arrayElements?.isEmpty == true {
+                        collector.error("emptyConstraint", "a uniqueness constraint needs at least one property name, like [\"email\"]", at: constraintPath)
+                    }
                     continue
                 }
                 entity.uniquenessConstraints.append(names)
@@ -318,8 +325,11 @@ struct SchemaDecoder {
             if let type = AttributeType(rawValue: typeName) {
                 attribute.type = type
             } else {
-                let suggestion = Suggestion.closest(to: typeName, in: Self.typeAliases.keys).flatMap { Self.typeAliases[$0] }
-                    ?? Suggestion.closest(to: typeName, in: AttributeType.allCases.map(\.rawValue))
+                let typeNames = AttributeType.allCases.map(\.rawValue)
+                let suggestion = typeNames.first { $0.lowercased() == typeName.lowercased() }
+                    ?? Self.typeAliases[typeName.lowercased()]
+                    ?? Suggestion.closest(to: typeName, in: typeNames)
+                    ?? Suggestion.closest(to: typeName, in: Self.typeAliases.keys).flatMap { Self.typeAliases[$0] }
                 collector.error(
                     "unknownType",
                     "unknown attribute type '\(typeName)'" + (suggestion.map { "; did you mean '\($0)'?" }
@@ -388,7 +398,7 @@ struct SchemaDecoder {
         if let defaultValue = value(object, "default", type) {
             attribute.defaultValue = defaultValue
             if let problem = Self.ruleViolation(of: defaultValue, in: attribute) {
-                collector.error("invalidDefault", "the default \(defaultValue) breaks the attribute's own rule: \(problem)", at: object.path("default"))
+                collector.error("invalidDefault", "the default breaks the attribute's own rule: \(problem)", at: object.path("default"))
             }
         }
         return attribute
@@ -404,9 +414,16 @@ struct SchemaDecoder {
     private mutating func value(_ object: ObjectReader, _ key: String, _ type: AttributeType) -> AttributeValue? {
         guard let node = object.node(key) else { return nil }
         do {
-            return try AttributeValue(json: node.value, as: type)
+            let value = try AttributeValue(json: node.value, as: type)
+            // `Schema.jsonString` writes dates to the millisecond, as the data format does; keep
+            // no more than that, so that a model read back from its canonical JSON is equal.
+            if case .date(let date) = value {
+                return .date(Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000))
+            }
+            return value
         } catch {
-            collector.error("invalidValue", "invalid '\(key)' for a \(type.rawValue) attribute: \(error.message)", at: object.path(key))
+            let article = type.isInteger ? "an" : "a"
+            collector.error("invalidValue", "invalid '\(key)' for \(article) \(type.rawValue) attribute: \(error.message)", at: object.path(key))
             return nil
         }
     }

@@ -52,6 +52,14 @@ public protocol PersistentStoreFactory: Sendable {
     func unsupportedFeatures(of schema: Schema, configurationName: String?) -> [String]
 }
 
+extension PersistentStore {
+    /// The IDs of the records matching the request, in its order and window. Stores that can
+    /// answer without loading whole records (SQLite) override this.
+    public func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID] {
+        try fetch(request).map(\.objectID)
+    }
+}
+
 extension PersistentStoreFactory {
     public func unsupportedFeatures(of schema: Schema, configurationName: String?) -> [String] { [] }
 }

@@ -56,14 +56,14 @@ public struct StoreChangeset: Sendable {
 public struct StoreFetchRequest: Sendable {
     /// The concrete entities to search (the requested entity and, usually, its subentities).
     public var entityNames: [String]
-    public var predicate: Predicate?
-    public var sortDescriptors: [SortDescriptor]
+    public var predicate: FetchPredicate?
+    public var sortDescriptors: [FetchSortDescriptor]
     /// 0 means no limit.
     public var fetchLimit: Int
     public var fetchOffset: Int
 
     public init(
-        entityNames: [String], predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+        entityNames: [String], predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = [],
         fetchLimit: Int = 0, fetchOffset: Int = 0
     ) {
         self.entityNames = entityNames

@@ -76,7 +76,11 @@ extension AttributeValue {
                 }
                 self = .date(date)
             case .number(let lexeme):
-                self = .date(Date(timeIntervalSince1970: Double(lexeme)!))
+                let seconds = Double(lexeme)!
+                guard ISO8601.representableSeconds.contains(seconds) else {
+                    throw ValueFormatError(message: "expected seconds since 1970 within the years -999999 to 999999, found \(lexeme)")
+                }
+                self = .date(Date(timeIntervalSince1970: seconds))
             default:
                 throw .expected("an ISO 8601 date string like \"2024-05-01T10:00:00.000Z\" or seconds since 1970", found: json)
             }

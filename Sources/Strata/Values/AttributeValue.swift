@@ -83,10 +83,21 @@ extension AttributeValue {
             guard let a = lhs.doubleValue, let b = rhs.doubleValue, !a.isNaN, !b.isNaN else { return nil }
             if a != b { return a < b ? -1 : 1 }
             // Equal as doubles: compare exactly where a double would round (large int64s).
-            if case .integer(let x) = lhs, case .decimal(let y) = rhs { return order(.decimal(Decimal(x)), .decimal(y)) }
-            if case .decimal(let x) = lhs, case .integer(let y) = rhs { return order(.decimal(x), .decimal(Decimal(y))) }
-            return 0
+            switch (lhs, rhs) {
+            case (.integer(let x), .decimal(let y)): return order(.decimal(Decimal(x)), .decimal(y))
+            case (.decimal(let x), .integer(let y)): return order(.decimal(x), .decimal(Decimal(y)))
+            case (.integer(let x), .double), (.integer(let x), .float): return order(x, wholeNumber: b)
+            case (.double, .integer(let y)), (.float, .integer(let y)): return -order(y, wholeNumber: a)
+            default: return 0
+            }
         }
+    }
+
+    /// Compares an integer with the double it rounds to, which is a whole number but may be
+    /// 2^63, one past `Int64.max`.
+    private static func order(_ integer: Int64, wholeNumber double: Double) -> Int {
+        guard let exact = Int64(exactly: double) else { return double > 0 ? -1 : 1 }
+        return integer < exact ? -1 : integer > exact ? 1 : 0
     }
 
     /// The value as a double, for numbers; nil for the other kinds.

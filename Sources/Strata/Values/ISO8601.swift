@@ -8,10 +8,21 @@ public import Foundation
 /// digits (`-001000-01-01T00:00:00.000Z`). The proleptic Gregorian calendar is used throughout, so
 /// dates before 1970 and after 2100 round-trip exactly to the millisecond.
 public enum ISO8601 {
-    /// Formats a date as UTC with milliseconds, rounding to the nearest millisecond.
+    /// The milliseconds since 1970 that the text form can write and read back: the years
+    /// -999999 through +999999.
+    private static let representableMilliseconds: ClosedRange<Int64> =
+        days(fromCivil: -999_999, 1, 1) * 86_400_000...days(fromCivil: 999_999, 12, 31) * 86_400_000 + 86_399_999
+
+    /// ``representableMilliseconds`` in seconds, for dates given as a number. Half-open, because
+    /// at this magnitude a double cannot tell the last millisecond from the next second.
+    package static let representableSeconds: Range<Double> =
+        Double(representableMilliseconds.lowerBound) / 1000..<Double(representableMilliseconds.upperBound + 1) / 1000
+
+    /// Formats a date as UTC with milliseconds, rounding to the nearest millisecond. A date
+    /// beyond the years ±999999 is written as the first or last millisecond of that range.
     public static func string(from date: Date) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        guard milliseconds.isFinite, abs(milliseconds) < 1e17 else {
+        guard abs(milliseconds) < 1e17, representableMilliseconds.contains(Int64(milliseconds)) else {
             return date.timeIntervalSince1970 < 0 ? "-999999-01-01T00:00:00.000Z" : "+999999-12-31T23:59:59.999Z"
         }
         let total = Int64(milliseconds)

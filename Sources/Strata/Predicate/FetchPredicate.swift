@@ -5,31 +5,31 @@ public import Foundation
 ///
 /// Build one in code or parse the NSPredicate format-string language:
 /// ```swift
-/// let p1: Predicate = .key("priority") >= 3 && .key("title").beginsWith("Buy", options: .caseInsensitive)
-/// let p2 = try Predicate(format: "priority >= %@ AND title BEGINSWITH[c] %@", 3, "Buy")
+/// let p1: FetchPredicate = .key("priority") >= 3 && FetchExpression.key("title").beginsWith("Buy", options: .caseInsensitive)
+/// let p2 = try FetchPredicate(format: "priority >= %@ AND title BEGINSWITH[c] %@", 3, "Buy")
 /// ```
-public indirect enum Predicate: Sendable, Hashable {
+public indirect enum FetchPredicate: Sendable, Hashable {
     /// `TRUEPREDICATE` / `FALSEPREDICATE`.
     case constant(Bool)
     case comparison(Comparison)
-    case and([Predicate])
-    case or([Predicate])
-    case not(Predicate)
+    case and([FetchPredicate])
+    case or([FetchPredicate])
+    case not(FetchPredicate)
 
-    public static let `true` = Predicate.constant(true)
-    public static let `false` = Predicate.constant(false)
+    public static let `true` = FetchPredicate.constant(true)
+    public static let `false` = FetchPredicate.constant(false)
 }
 
 /// `left op right`, optionally over every member of a to-many key path (ANY/ALL/NONE).
 public struct Comparison: Sendable, Hashable {
-    public var left: Expression
+    public var left: FetchExpression
     public var op: ComparisonOperator
-    public var right: Expression
+    public var right: FetchExpression
     public var modifier: ComparisonModifier
     public var options: ComparisonOptions
 
     public init(
-        _ left: Expression, _ op: ComparisonOperator, _ right: Expression,
+        _ left: FetchExpression, _ op: ComparisonOperator, _ right: FetchExpression,
         modifier: ComparisonModifier = .direct, options: ComparisonOptions = []
     ) {
         self.left = left
@@ -81,7 +81,7 @@ public struct ComparisonOptions: OptionSet, Sendable, Hashable {
 }
 
 /// One side of a comparison.
-public indirect enum Expression: Sendable, Hashable {
+public indirect enum FetchExpression: Sendable, Hashable {
     /// A literal or argument value.
     case constant(PredicateValue)
     /// A key path from the evaluated object (`author.name`, `books.@count`, `tags.@max.name`);
@@ -93,12 +93,12 @@ public indirect enum Expression: Sendable, Hashable {
     /// an optional key path (`$t.name`).
     case variable(String, [String])
     /// `{a, b, c}`: an array of expressions.
-    case array([Expression])
+    case array([FetchExpression])
     /// `SUBQUERY(collection, $x, predicate)` followed by an optional key path such as `@count`.
-    case subquery(collection: Expression, variable: String, predicate: Predicate, keyPath: [String])
+    case subquery(collection: FetchExpression, variable: String, predicate: FetchPredicate, keyPath: [String])
 
     /// A key path from a dotted string: `.key("author.name")`.
-    public static func key(_ path: String) -> Expression {
+    public static func key(_ path: String) -> FetchExpression {
         .keyPath(path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
     }
 }

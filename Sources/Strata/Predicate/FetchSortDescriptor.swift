@@ -3,7 +3,7 @@
 ///
 /// nil sorts before every value when ascending. Values of different kinds (which a valid model
 /// never mixes in one key) sort by kind.
-public struct SortDescriptor: Sendable, Hashable {
+public struct FetchSortDescriptor: Sendable, Hashable {
     public enum StringComparison: String, Sendable, Hashable {
         /// Swift `String` order (Unicode scalar order of the canonical composition).
         case `default`

@@ -3,16 +3,16 @@ internal import Synchronization
 
 /// Turns the Swift value of a `transformable` attribute into data and back. Every store keeps
 /// transformable values as that data.
-public protocol ValueTransformer: Sendable {
+public protocol AttributeTransformer: Sendable {
     func transform(_ value: Any) throws -> Data
     func reverseTransform(_ data: Data) throws -> Any
 }
 
 /// A ready transformer for any `Codable` value, stored as JSON.
 /// ```swift
-/// coordinator.valueTransformers.register(CodableValueTransformer<[String]>(), name: "MoodColors")
+/// coordinator.attributeTransformers.register(CodableAttributeTransformer<[String]>(), name: "MoodColors")
 /// ```
-public struct CodableValueTransformer<Value: Codable & Sendable>: ValueTransformer {
+public struct CodableAttributeTransformer<Value: Codable & Sendable>: AttributeTransformer {
     public init() {}
 
     public func transform(_ value: Any) throws -> Data {
@@ -30,16 +30,16 @@ public struct CodableValueTransformer<Value: Codable & Sendable>: ValueTransform
 }
 
 /// The value transformers of a coordinator, by the names models use in `"transformer"`.
-public final class ValueTransformerRegistry: Sendable {
-    private let transformers = Mutex<[String: any ValueTransformer]>([:])
+public final class AttributeTransformerRegistry: Sendable {
+    private let transformers = Mutex<[String: any AttributeTransformer]>([:])
 
     public init() {}
 
-    public func register(_ transformer: any ValueTransformer, name: String) {
+    public func register(_ transformer: any AttributeTransformer, name: String) {
         transformers.withLock { $0[name] = transformer }
     }
 
-    public func transformer(named name: String) -> (any ValueTransformer)? {
+    public func transformer(named name: String) -> (any AttributeTransformer)? {
         transformers.withLock { $0[name] }
     }
 }

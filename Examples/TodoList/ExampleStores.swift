@@ -1,0 +1,6 @@
+import Strata
+
+/// The store types the example can run on.
+enum ExampleStores {
+    static var registry: StoreTypeRegistry { StoreTypeRegistry([]) }
+}

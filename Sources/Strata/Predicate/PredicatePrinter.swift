@@ -1,0 +1,195 @@
+import Foundation
+
+extension FetchPredicate: CustomStringConvertible {
+    /// The predicate in the format-string language, with only the parentheses that precedence
+    /// needs; ``FetchPredicate/init(format:_:)`` reads it back as the same tree.
+    ///
+    /// ```swift
+    /// (FetchExpression.key("priority") >= 3 && !(FetchExpression.key("done") == true)).description
+    /// // priority >= 3 AND NOT done == TRUE
+    /// ```
+    /// Two shapes that the parser never builds print as their meaning: an `.and` or `.or` of one
+    /// predicate prints as that predicate, `.and([])` as `TRUEPREDICATE`, `.or([])` as
+    /// `FALSEPREDICATE`. Constants without a literal in the language print as a `CAST` that reads
+    /// back as the same constant; see ``PredicateValue/description``.
+    public var description: String { PredicatePrinter.predicate(self, within: .or) }
+}
+
+extension Comparison: CustomStringConvertible {
+    /// The comparison in the format-string language: `ANY tags.name ==[c] "home"`.
+    public var description: String {
+        var text = modifier == .direct ? "" : modifier.rawValue + " "
+        text += PredicatePrinter.expression(left)
+        text += " " + op.rawValue + PredicatePrinter.options(options) + " "
+        text += PredicatePrinter.expression(right)
+        return text
+    }
+}
+
+extension FetchExpression: CustomStringConvertible {
+    /// The expression in the format-string language: `author.name`, `SELF`, `$x.name`, `{1, 2}`,
+    /// `SUBQUERY(tags, $t, $t.name == "home").@count`. Reserved words in key paths are escaped
+    /// (`#IN`); an empty key path prints as `SELF`. A component that is not a name, which only
+    /// code can build (`.key("first name")`), prints as it is and does not read back.
+    public var description: String { PredicatePrinter.expression(self) }
+}
+
+extension PredicateValue: CustomStringConvertible {
+    /// The constant in the format-string language, in a form that parses back to the same
+    /// constant.
+    ///
+    /// | Constant | Printed as |
+    /// |---|---|
+    /// | `.null`, `.bool` | `NIL`, `TRUE`, `FALSE` |
+    /// | `.integer` | `-42` |
+    /// | `.double` | `2.5`, `1e-05` (shortest exact form); `CAST("NaN", "NSNumber")`, `CAST("Infinity", "NSNumber")`, `CAST("-Infinity", "NSNumber")` |
+    /// | `.decimal` | `CAST("12.50", "NSDecimalNumber")` |
+    /// | `.string` | `"a \"quoted\" line\n"` (double quotes; `\\ \" \n \t \r`, other control characters `\uXXXX`) |
+    /// | `.date` | `CAST(736000000.5, "NSDate")`: seconds since 2001-01-01 00:00:00 UTC |
+    /// | `.data` | `CAST("AQL/", "NSData")`: base64 |
+    /// | `.uuid` | `CAST("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "NSUUID")` |
+    /// | `.uri` | `CAST("https://example.com/a", "NSURL")`: the absolute string |
+    /// | `.object` | `CAST("strata://<store UUID>/Todo/p3", "ObjectID")`: its URI representation |
+    /// | `.array` | `CAST({1, "a"}, "NSArray")`; a bare `{1, "a"}` is an ``FetchExpression/array(_:)`` |
+    ///
+    /// A URL relative to a base URL reads back as its absolute form.
+    public var description: String { PredicatePrinter.value(self, insideArray: false) }
+}
+
+/// Writes predicates in the format-string language that ``PredicateParser`` reads.
+enum PredicatePrinter {
+    /// How tightly a predicate binds: an operand prints in parentheses when its own level is
+    /// lower than the level its place requires.
+    enum Level: Int, Comparable {
+        case or, and, unary
+
+        static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    static func predicate(_ predicate: FetchPredicate, within required: Level) -> String {
+        let text: String
+        let level: Level
+        switch normalized(predicate) {
+        case .constant(let value):
+            (text, level) = (value ? "TRUEPREDICATE" : "FALSEPREDICATE", .unary)
+        case .comparison(let comparison):
+            (text, level) = (comparison.description, .unary)
+        case .not(let operand):
+            (text, level) = ("NOT " + self.predicate(operand, within: .unary), .unary)
+        case .and(let operands):
+            // A nested AND keeps its parentheses so that the tree reads back with the same shape.
+            (text, level) = (operands.map { self.predicate($0, within: .unary) }.joined(separator: " AND "), .and)
+        case .or(let operands):
+            (text, level) = (operands.map { self.predicate($0, within: .and) }.joined(separator: " OR "), .or)
+        }
+        return level < required ? "(\(text))" : text
+    }
+
+    /// An `.and`/`.or` of one operand is that operand; of none, its identity.
+    private static func normalized(_ predicate: FetchPredicate) -> FetchPredicate {
+        var predicate = predicate
+        while true {
+            switch predicate {
+            case .and(let operands) where operands.count == 1: predicate = operands[0]
+            case .or(let operands) where operands.count == 1: predicate = operands[0]
+            case .and(let operands) where operands.isEmpty: return .true
+            case .or(let operands) where operands.isEmpty: return .false
+            default: return predicate
+            }
+        }
+    }
+
+    static func options(_ options: ComparisonOptions) -> String {
+        var letters = ""
+        if options.contains(.caseInsensitive) { letters += "c" }
+        if options.contains(.diacriticInsensitive) { letters += "d" }
+        if options.contains(.normalized) { letters += "n" }
+        return letters.isEmpty ? "" : "[\(letters)]"
+    }
+
+    static func expression(_ expression: FetchExpression) -> String {
+        switch expression {
+        case .constant(let value):
+            return value.description
+        case .keyPath(let path):
+            return path.isEmpty ? "SELF" : keyPath(path)
+        case .evaluatedObject:
+            return "SELF"
+        case .variable(let name, let path):
+            return "$" + name + (path.isEmpty ? "" : "." + keyPath(path))
+        case .array(let elements):
+            return "{" + elements.map(self.expression).joined(separator: ", ") + "}"
+        case .subquery(let collection, let variable, let predicate, let path):
+            let tail = path.isEmpty ? "" : "." + keyPath(path)
+            return "SUBQUERY(\(self.expression(collection)), $\(variable), \(predicate))\(tail)"
+        }
+    }
+
+    /// Components joined by dots; a reserved word, or a name starting with a digit, gets `#`.
+    static func keyPath(_ path: [String]) -> String {
+        path.map { component in
+            if PredicateParser.collectionOperators.contains(component) { return component }
+            let scalars = component.unicodeScalars
+            guard let first = scalars.first, scalars.allSatisfy(PredicateLexer.isWordContinuation) else {
+                return component  // Not a name the language can spell; does not read back.
+            }
+            if PredicateLexer.isWordStart(first), !PredicateParser.reservedWords.contains(component.uppercased()) {
+                return component
+            }
+            return "#" + component
+        }
+        .joined(separator: ".")
+    }
+
+    static func value(_ value: PredicateValue, insideArray: Bool) -> String {
+        switch value {
+        case .null: "NIL"
+        case .bool(let value): value ? "TRUE" : "FALSE"
+        case .integer(let value): String(value)
+        case .double(let value): number(value)
+        case .decimal(let value): cast(quoted(value.description), "NSDecimalNumber")
+        case .string(let value): quoted(value)
+        case .date(let value): cast(number(value.timeIntervalSinceReferenceDate), "NSDate")
+        case .data(let value): cast(quoted(value.base64EncodedString()), "NSData")
+        case .uuid(let value): cast(quoted(value.uuidString), "NSUUID")
+        case .uri(let value): cast(quoted(value.absoluteString), "NSURL")
+        case .object(let value): cast(quoted(value.uriRepresentation.absoluteString), "ObjectID")
+        case .array(let values):
+            // Inside an array being cast, nested arrays are folded by the outer CAST.
+            insideArray ? elements(values) : cast(elements(values), "NSArray")
+        }
+    }
+
+    private static func elements(_ values: [PredicateValue]) -> String {
+        "{" + values.map { self.value($0, insideArray: true) }.joined(separator: ", ") + "}"
+    }
+
+    private static func cast(_ value: String, _ type: String) -> String {
+        "CAST(\(value), \"\(type)\")"
+    }
+
+    /// Swift's shortest exact form (`2.5`, `1e-05`, always with a `.` or an exponent so it reads
+    /// back as a double); non-finite values as a cast from their JSON-format names.
+    private static func number(_ value: Double) -> String {
+        if value.isFinite { return value.description }
+        return cast(quoted(value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity"), "NSNumber")
+    }
+
+    static func quoted(_ string: String) -> String {
+        var text = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\t": text += "\\t"
+            case "\r": text += "\\r"
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
+    }
+}

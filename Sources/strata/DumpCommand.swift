@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata dump`: the canonical JSON of a store, no schema needed.
+struct DumpCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dump",
+        abstract: "Write a store's objects as canonical JSON (the model comes from the store).",
+        discussion: """
+            Concrete entities by name, objects by @id, keys sorted, every attribute and relationship \
+            present: two stores hold the same graph exactly when their dumps are byte-identical.
+            """
+    )
+
+    @Option(help: "The store type (sqlite, xml, binary); by default from the file.")
+    var type: String?
+
+    @Argument(help: "The store file.")
+    var store: String
+
+    @Option(name: .customLong("entity"), help: "Dump only this entity and its subentities (repeatable).")
+    var entities: [String] = []
+
+    @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
+    var output: String?
+
+    func run() throws {
+        try runReportingErrors {
+            let coordinator = try StoreAccess.openExisting(store, type: type)
+            let json = try DataExporter.dump(coordinator, entityNames: entities.isEmpty ? nil : entities)
+            if let output {
+                do {
+                    try Data(json.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+                } catch {
+                    throw CLIError.unreadable("cannot write '\(output)': \(error.localizedDescription)")
+                }
+            } else {
+                FileHandle.standardOutput.write(Data(json.utf8))
+            }
+        }
+    }
+}

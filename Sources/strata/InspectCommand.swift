@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata inspect`: what a store is and holds, without a schema.
+struct InspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Show a store's type, size, UUID, model, version hashes and object counts (no schema needed)."
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @Option(help: "Output format: text or json.")
+    var format: Format = .text
+
+    @Option(help: "The store type; by default from the file.")
+    var type: String?
+
+    @Argument(help: "The store file.")
+    var store: String
+
+    struct Report: Encodable {
+        var path: String
+        var type: String
+        var fileSize: Int64
+        var storeIdentifier: String
+        var modelName: String
+        var modelVersionHash: String
+        var entityVersionHashes: [String: String]
+        var objectCounts: [String: Int]
+        var customMetadata: [String: String]
+    }
+
+    func run() throws {
+        try runReportingErrors {
+            let coordinator = try StoreAccess.openExisting(store, type: type)
+            guard let opened = coordinator.stores.first else { return }
+            let metadata = opened.metadata
+            let context = ManagedObjectContext(coordinator: coordinator)
+            var counts: [String: Int] = [:]
+            for entity in coordinator.schema.entities where !entity.isAbstract {
+                var request = FetchRequest(entityName: entity.name)
+                request.includesSubentities = false
+                counts[entity.name] = try context.count(for: request)
+            }
+            let size = (try? FileManager.default.attributesOfItem(atPath: store)[.size] as? NSNumber)?.int64Value ?? 0
+            let report = Report(
+                path: store, type: metadata.storeType.rawValue, fileSize: size, storeIdentifier: metadata.storeIdentifier,
+                modelName: metadata.modelName, modelVersionHash: metadata.modelVersionHash,
+                entityVersionHashes: metadata.entityVersionHashes, objectCounts: counts, customMetadata: metadata.custom)
+            switch format {
+            case .json:
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                Console.print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            case .text:
+                Console.print(text(report))
+            }
+        }
+    }
+
+    private func text(_ report: Report) -> String {
+        var lines = [
+            "store:       \(report.path)",
+            "type:        \(report.type)",
+            "size:        \(report.fileSize) bytes",
+            "UUID:        \(report.storeIdentifier)",
+            "model:       \(report.modelName)",
+            "model hash:  \(report.modelVersionHash)",
+            "objects:     \(report.objectCounts.values.reduce(0, +))",
+        ]
+        let width = report.entityVersionHashes.keys.map(\.count).max() ?? 0
+        lines.append("entities:")
+        for name in report.entityVersionHashes.keys.sorted() {
+            let count = report.objectCounts[name].map { String($0) } ?? "abstract"
+            lines.append("  \(name.padding(toLength: width, withPad: " ", startingAt: 0))  \(count.padding(toLength: 8, withPad: " ", startingAt: 0))  \(report.entityVersionHashes[name] ?? "")")
+        }
+        for key in report.customMetadata.keys.sorted() {
+            lines.append("metadata \(key): \(report.customMetadata[key] ?? "")")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,400 @@
+import Foundation
+import Strata
+import Testing
+
+/// The output and exit status of one run of the `strata` executable.
+struct StrataRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the built `strata` executable the way a person at a terminal would.
+enum StrataExecutable {
+    /// The `strata` executable that SwiftPM built next to the test bundle.
+    static let url: URL? = {
+        let starts = [
+            Bundle.main.bundleURL,
+            Bundle.main.executableURL?.deletingLastPathComponent(),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+        ].compactMap { $0 }
+        for start in starts {
+            var directory = start.standardizedFileURL
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent("strata")
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                    return candidate
+                }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }()
+
+    /// Runs `strata arguments…` in `directory`, so that relative file names print as given.
+    static func run(_ arguments: [String], in directory: URL) throws -> StrataRun {
+        let executable = try #require(
+            url,
+            "the strata executable was not found next to the test bundle (\(Bundle.main.bundleURL.path)) or in its parent directories; build it with `swift build`")
+        let outputDirectory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: outputDirectory) }
+        let stdoutURL = outputDirectory.appendingPathComponent("stdout")
+        let stderrURL = outputDirectory.appendingPathComponent("stderr")
+        try Data().write(to: stdoutURL)
+        try Data().write(to: stderrURL)
+        let stdout = try FileHandle(forWritingTo: stdoutURL)
+        let stderr = try FileHandle(forWritingTo: stderrURL)
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        process.waitUntilExit()
+        try stdout.close()
+        try stderr.close()
+        return StrataRun(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: stdoutURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self))
+    }
+}
+
+/// A new empty directory, removed by the caller.
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// A temporary directory holding model files, removed when the test ends.
+final class ModelDirectory {
+    let url: URL
+
+    init(_ files: [String: String]) throws {
+        url = try temporaryDirectory()
+        for (name, text) in files {
+            try Data(text.utf8).write(to: url.appendingPathComponent(name))
+        }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    func run(_ arguments: String...) throws -> StrataRun {
+        try StrataExecutable.run(arguments, in: url)
+    }
+}
+
+/// Two entities, no problems.
+let validModel = """
+    {
+      "name": "Shop",
+      "entities": [
+        { "name": "Item", "attributes": [ { "name": "title", "type": "string" } ] },
+        { "name": "Category", "attributes": [ { "name": "label", "type": "string" } ] }
+      ]
+    }
+    """
+
+/// One error: a misspelt type on line 5, column 34.
+let brokenModel = """
+    {
+      "name": "Shop",
+      "entities": [
+        { "name": "Item", "attributes": [
+          { "name": "title", "type": "strng" }
+        ] }
+      ]
+    }
+    """
+
+/// One warning: a relationship without an inverse, at line 5, column 26.
+let warningModel = """
+    {
+      "name": "Shop",
+      "entities": [
+        { "name": "Item",
+          "relationships": [ { "name": "next", "destination": "Item", "optional": true } ] }
+      ]
+    }
+    """
+
+let brokenLine = "Broken.json:5:34: error: unknown attribute type 'strng'; did you mean 'string'? [entities[0].attributes[0].type]"
+let warningMessage = "relationship 'Item.next' has no inverse; without one Strata cannot keep both sides consistent. Add a relationship on 'Item' that points back, and name it in 'inverse'"
+
+@Suite("strata validate")
+struct ValidateCommandTests {
+    // MARK: - Text output and exit status
+
+    @Test func validFile() throws {
+        let directory = try ModelDirectory(["Valid.json": validModel])
+        let run = try directory.run("validate", "Valid.json")
+        #expect(run.stdout == "Valid.json: valid, model Shop, 2 entities, 0 warnings\n")
+        #expect(run.stderr == "")
+        #expect(run.status == 0)
+    }
+
+    @Test func fileWithAnError() throws {
+        let directory = try ModelDirectory(["Broken.json": brokenModel])
+        let run = try directory.run("validate", "Broken.json")
+        #expect(run.stdout == """
+            \(brokenLine)
+            Broken.json: invalid, 1 error
+
+            """)
+        #expect(run.stderr == "")
+        #expect(run.status == 1)
+    }
+
+    @Test func malformedJSON() throws {
+        let directory = try ModelDirectory(["Bad.json": #"{"name": "Shop",}"#])
+        let run = try directory.run("validate", "Bad.json")
+        #expect(run.stdout == """
+            Bad.json:1:17: error: malformed JSON: trailing comma before '}'; remove the last ','
+            Bad.json: invalid, 1 error
+
+            """)
+        #expect(run.status == 1)
+    }
+
+    @Test func warningsOnly() throws {
+        let directory = try ModelDirectory(["Warn.json": warningModel])
+        let run = try directory.run("validate", "Warn.json")
+        #expect(run.stdout == """
+            Warn.json:5:26: warning: \(warningMessage) [entities[0].relationships[0]]
+            Warn.json: valid, model Shop, 1 entity, 1 warning
+
+            """)
+        #expect(run.stderr == "")
+        #expect(run.status == 0)
+    }
+
+    @Test func warningsAsErrors() throws {
+        let directory = try ModelDirectory(["Warn.json": warningModel, "Valid.json": validModel])
+        let run = try directory.run("validate", "--warnings-as-errors", "Valid.json", "Warn.json")
+        #expect(run.stdout == """
+            Warn.json:5:26: error: \(warningMessage) [--warnings-as-errors] [entities[0].relationships[0]]
+            Valid.json: valid, model Shop, 2 entities, 0 warnings
+            Warn.json: invalid, 1 error
+
+            """)
+        #expect(run.status == 1)
+
+        // Without warnings there is nothing to promote.
+        #expect(try directory.run("validate", "--warnings-as-errors", "Valid.json").status == 0)
+    }
+
+    @Test func severalFilesReportEveryOneAndTheWorstStatus() throws {
+        let directory = try ModelDirectory(["Valid.json": validModel, "Broken.json": brokenModel, "Warn.json": warningModel])
+        let run = try directory.run("validate", "Valid.json", "Broken.json", "Warn.json")
+        #expect(run.stdout == """
+            \(brokenLine)
+            Warn.json:5:26: warning: \(warningMessage) [entities[0].relationships[0]]
+            Valid.json: valid, model Shop, 2 entities, 0 warnings
+            Broken.json: invalid, 1 error
+            Warn.json: valid, model Shop, 1 entity, 1 warning
+
+            """)
+        #expect(run.status == 1)
+    }
+
+    @Test func missingFile() throws {
+        let directory = try ModelDirectory([:])
+        let run = try directory.run("validate", "Missing.json")
+        #expect(run.stdout == """
+            Missing.json: error: cannot read the file: no such file
+            Missing.json: unreadable
+
+            """)
+        #expect(run.status == 2)
+    }
+
+    @Test func anUnreadableFileOutranksAnInvalidOne() throws {
+        let directory = try ModelDirectory(["Broken.json": brokenModel])
+        let run = try directory.run("validate", "Broken.json", "Missing.json")
+        #expect(run.stdout.hasSuffix("Broken.json: invalid, 1 error\nMissing.json: unreadable\n"))
+        #expect(run.status == 2)
+    }
+
+    // MARK: - Usage errors
+
+    /// argument-parser exits with 64 (EX_USAGE) for these; `strata` promises 2.
+    @Test(arguments: [
+        (["validate"], "Error: Missing expected argument '<files> ...'"),
+        (["validate", "--bogus", "Valid.json"], "Error: Unknown option '--bogus'"),
+        (["--bogus"], "Error: Unknown option '--bogus'"),
+        (["validate", "--format", "xml", "Valid.json"], "Error: The value 'xml' is invalid for '--format <format>'"),
+        (["frobnicate"], "Error: Unexpected argument 'frobnicate'"),
+    ])
+    func usageErrorsExitWith2(_ arguments: [String], _ message: String) throws {
+        let directory = try ModelDirectory(["Valid.json": validModel])
+        let run = try StrataExecutable.run(arguments, in: directory.url)
+        #expect(run.status == 2)
+        #expect(run.stdout == "")
+        #expect(run.stderr.hasPrefix(message), "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("Usage: strata"))
+    }
+
+    @Test func helpIsNotAnError() throws {
+        let directory = try ModelDirectory([:])
+        let run = try directory.run("validate", "--help")
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("USAGE: strata validate <files> ..."))
+    }
+
+    // MARK: - JSON output
+
+    /// The diagnostics of `--format json`, parsed.
+    private func diagnostics(_ text: String) throws -> [[String: Any]] {
+        let json = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        return try #require(json as? [[String: Any]], "not a JSON array of objects: \(text)")
+    }
+
+    @Test func jsonFormatWithAnError() throws {
+        let directory = try ModelDirectory(["Broken.json": brokenModel, "Warn.json": warningModel])
+        let run = try directory.run("validate", "--format", "json", "Broken.json", "Warn.json")
+        #expect(run.status == 1)
+        let entries = try diagnostics(run.stdout)
+        try #require(entries.count == 2)
+        #expect(Set(entries[0].keys) == ["severity", "code", "message", "path", "file", "line", "column"])
+        #expect(entries[0]["severity"] as? String == "error")
+        #expect(entries[0]["code"] as? String == "unknownType")
+        #expect(entries[0]["message"] as? String == "unknown attribute type 'strng'; did you mean 'string'?")
+        #expect(entries[0]["path"] as? String == "entities[0].attributes[0].type")
+        #expect(entries[0]["file"] as? String == "Broken.json")
+        #expect(entries[0]["line"] as? Int == 5)
+        #expect(entries[0]["column"] as? Int == 34)
+
+        #expect(Set(entries[1].keys) == ["severity", "code", "message", "path", "file", "line", "column"])
+        #expect(entries[1]["severity"] as? String == "warning")
+        #expect(entries[1]["code"] as? String == "missingInverse")
+        #expect(entries[1]["message"] as? String == warningMessage)
+        #expect(entries[1]["path"] as? String == "entities[0].relationships[0]")
+        #expect(entries[1]["file"] as? String == "Warn.json")
+        #expect(entries[1]["line"] as? Int == 5)
+        #expect(entries[1]["column"] as? Int == 26)
+    }
+
+    @Test func jsonFormatOfAValidFileIsAnEmptyArray() throws {
+        let directory = try ModelDirectory(["Valid.json": validModel])
+        let run = try directory.run("validate", "--format", "json", "Valid.json")
+        #expect(run.status == 0)
+        #expect(try diagnostics(run.stdout).isEmpty)
+        #expect(run.stderr == "")
+    }
+
+    @Test func jsonFormatOfAMissingFile() throws {
+        let directory = try ModelDirectory([:])
+        let run = try directory.run("validate", "--format", "json", "Missing.json")
+        #expect(run.status == 2)
+        let entries = try diagnostics(run.stdout)
+        try #require(entries.count == 1)
+        // No line or column: the keys are left out rather than null.
+        #expect(Set(entries[0].keys) == ["severity", "code", "message", "path", "file"])
+        #expect(entries[0]["severity"] as? String == "error")
+        #expect(entries[0]["code"] as? String == "unreadableFile")
+        #expect(entries[0]["message"] as? String == "cannot read the file: no such file")
+        #expect(entries[0]["path"] as? String == "")
+        #expect(entries[0]["file"] as? String == "Missing.json")
+    }
+
+    @Test func jsonFormatWithWarningsAsErrors() throws {
+        let directory = try ModelDirectory(["Warn.json": warningModel])
+        let run = try directory.run("validate", "--format", "json", "--warnings-as-errors", "Warn.json")
+        #expect(run.status == 1)
+        let entries = try diagnostics(run.stdout)
+        try #require(entries.count == 1)
+        #expect(entries[0]["severity"] as? String == "error")
+        #expect(entries[0]["code"] as? String == "missingInverse")
+        #expect(entries[0]["message"] as? String == warningMessage + " [--warnings-as-errors]")
+    }
+
+    // MARK: - Hashes
+
+    @Test func hashesAsText() throws {
+        let directory = try ModelDirectory(["Valid.json": validModel])
+        let schema = try Schema(contentsOf: directory.url.appendingPathComponent("Valid.json"))
+        let item = try #require(schema.entity(named: "Item")?.versionHash)
+        let category = try #require(schema.entity(named: "Category")?.versionHash)
+        let run = try directory.run("validate", "--hashes", "Valid.json")
+        // Entities by name, their names padded to the longest.
+        #expect(run.stdout == """
+            Valid.json: valid, model Shop, 2 entities, 0 warnings
+            Valid.json: model Shop versionHash \(schema.versionHash)
+              Category  \(category)
+              Item      \(item)
+
+            """)
+        #expect(run.status == 0)
+        #expect(schema.versionHash.count == 64 && schema.versionHash.allSatisfy(\.isHexDigit))
+        #expect(item != category)
+    }
+
+    @Test func hashesAsJSON() throws {
+        let directory = try ModelDirectory(["Valid.json": validModel, "Warn.json": warningModel, "Broken.json": brokenModel])
+        let valid = try Schema(contentsOf: directory.url.appendingPathComponent("Valid.json"))
+        let warned = try Schema(contentsOf: directory.url.appendingPathComponent("Warn.json"))
+        let run = try directory.run("validate", "--format", "json", "--hashes", "Valid.json", "Warn.json", "Broken.json")
+        #expect(run.status == 1)
+        let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8))
+        let report = try #require(json as? [String: Any])
+        #expect(Set(report.keys) == ["diagnostics", "models"])
+        let diagnostics = try #require(report["diagnostics"] as? [[String: Any]])
+        #expect(diagnostics.map { $0["file"] as? String } == ["Warn.json", "Broken.json"])
+        #expect(diagnostics.map { $0["code"] as? String } == ["missingInverse", "unknownType"])
+        // Only the files that loaded have hashes.
+        let models = try #require(report["models"] as? [[String: Any]])
+        try #require(models.count == 2)
+        for (model, (file, schema)) in zip(models, [("Valid.json", valid), ("Warn.json", warned)]) {
+            #expect(Set(model.keys) == ["file", "name", "versionHash", "entityVersionHashes"])
+            #expect(model["file"] as? String == file)
+            #expect(model["name"] as? String == "Shop")
+            #expect(model["versionHash"] as? String == schema.versionHash)
+            #expect(model["entityVersionHashes"] as? [String: String] == schema.entityVersionHashes)
+        }
+        #expect(valid.versionHash != warned.versionHash)
+    }
+
+    // MARK: - The example models
+
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent() // StrataCLITests
+        .deletingLastPathComponent() // Tests
+        .deletingLastPathComponent()
+
+    static let exampleModels: [String] = {
+        let schemas = packageRoot.appendingPathComponent("Schemas")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: schemas.path)) ?? []
+        return names.filter { $0.hasSuffix(".json") && $0 != "strata-schema.json" }.sorted().map { "Schemas/" + $0 }
+    }()
+
+    @Test func thereAreExampleModels() {
+        #expect(Self.exampleModels.count >= 6, "\(Self.exampleModels)")
+    }
+
+    @Test(arguments: exampleModels)
+    func exampleModelIsValid(_ path: String) throws {
+        let result = try Schema.load(contentsOf: Self.packageRoot.appendingPathComponent(path))
+        let schema = try #require(result.schema, "\(result.diagnostics)")
+        let warnings = result.diagnostics.warnings.count
+        let run = try StrataExecutable.run(["validate", path], in: Self.packageRoot)
+        let entities = "\(schema.entities.count) \(schema.entities.count == 1 ? "entity" : "entities")"
+        let summary = "\(path): valid, model \(schema.name), \(entities), \(warnings) \(warnings == 1 ? "warning" : "warnings")"
+        #expect(run.stdout.hasSuffix(summary + "\n"), "stdout: \(run.stdout)")
+        #expect(run.stdout.split(separator: "\n").count == warnings + 1)
+        #expect(run.status == 0)
+    }
+
+    @Test func allExampleModelsTogether() throws {
+        let run = try StrataExecutable.run(["validate"] + Self.exampleModels, in: Self.packageRoot)
+        #expect(run.status == 0, "stdout: \(run.stdout)")
+        #expect(!run.stdout.contains(": error:"))
+    }
+}

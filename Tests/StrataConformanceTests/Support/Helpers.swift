@@ -1,0 +1,86 @@
+import Foundation
+import Strata
+import Testing
+
+extension ManagedObjectContext {
+    /// Inserts an object with attribute values (relationships are set by the caller).
+    @discardableResult
+    func make(_ entityName: String, _ values: [String: Any] = [:]) throws -> ManagedObject {
+        let object = try insertObject(entityName: entityName)
+        for (key, value) in values { object[key] = value }
+        return object
+    }
+
+    /// Every object of an entity (with subentities), ordered by `key`.
+    func all(_ entityName: String, by key: String = "name") throws -> [ManagedObject] {
+        try fetch(FetchRequest(entityName: entityName, sortDescriptors: [FetchSortDescriptor(key)]))
+    }
+}
+
+extension ManagedObject {
+    /// The stored form of an attribute, for exact comparisons.
+    func attribute(_ key: String) -> AttributeValue? {
+        guard case .attribute(let value) = propertyValue(forKey: key) else {
+            Issue.record("\(entity.name).\(key) is not an attribute")
+            return nil
+        }
+        return value
+    }
+
+    /// The `name` (or another string key) of each member of a to-many, in its order.
+    func names(_ key: String, by nameKey: String = "name") -> [String] {
+        objects(forKey: key).map { $0[nameKey] as? String ?? "<nil>" }
+    }
+
+    /// The members' names sorted, for unordered relationships.
+    func sortedNames(_ key: String, by nameKey: String = "name") -> [String] {
+        names(key, by: nameKey).sorted()
+    }
+
+    func name(_ key: String) -> String? {
+        object(forKey: key)?["name"] as? String
+    }
+}
+
+/// A validation failure without its message: what tests compare exactly.
+struct Failure: Hashable, CustomStringConvertible {
+    var code: ValidationFailure.Code
+    var objectID: ObjectID
+    var key: String?
+
+    init(_ code: ValidationFailure.Code, _ objectID: ObjectID, _ key: String?) {
+        self.code = code
+        self.objectID = objectID
+        self.key = key
+    }
+
+    var description: String { "\(code) \(objectID).\(key ?? "-")" }
+}
+
+extension StrataError {
+    var failureSet: Set<Failure> { Set(failures.map { Failure($0.code, $0.objectID, $0.key) }) }
+}
+
+/// Runs `body`, expecting a `StrataError` with `code`; returns it for further checks.
+@discardableResult
+func expectError(
+    _ code: StrataError.Code, sourceLocation: Testing.SourceLocation = #_sourceLocation, _ body: () throws -> Void
+) -> StrataError? {
+    do {
+        try body()
+        Issue.record("expected a \(code) error, but nothing was thrown", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as StrataError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected a StrataError \(code), got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// A date from ISO 8601 text with milliseconds, the way every store reads dates back.
+func date(_ text: String) -> Date {
+    guard let date = ISO8601.date(from: text) else { preconditionFailure("bad date \(text)") }
+    return date
+}
