@@ -3,7 +3,7 @@ internal import Strata
 
 extension PredicateCompiler {
     /// The shape of an expression, as the evaluator's `value(of:on:variables:)` computes it.
-    mutating func value(_ expression: Expression, _ context: Context) throws(Unsupported) -> Shape {
+    mutating func value(_ expression: FetchExpression, _ context: Context) throws(Unsupported) -> Shape {
         switch expression {
         case .constant(let constant):
             return lift(constant)

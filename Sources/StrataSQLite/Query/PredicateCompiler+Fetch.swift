@@ -14,7 +14,7 @@ extension PredicateCompiler {
     /// Without sort descriptors, records come in primary-key order; with them, ties are broken
     /// by object ID (entity name, then primary key), as `RecordSorter` does.
     mutating func fetch(
-        table: TableLayout, entityNames: [String], predicate: Predicate?, sortDescriptors: [SortDescriptor],
+        table: TableLayout, entityNames: [String], predicate: FetchPredicate?, sortDescriptors: [FetchSortDescriptor],
         limit: Int, offset: Int, windowed: Bool = true
     ) throws(Unsupported) -> CompiledFetch {
         let scope = QueryScope(table: "\(quoted(table.name)) AS t")
@@ -57,10 +57,10 @@ extension PredicateCompiler {
         return columns.joined(separator: ", ")
     }
 
-    /// ORDER BY terms for one sort descriptor, in `SortDescriptor.compare`'s order: nil first,
+    /// ORDER BY terms for one sort descriptor, in `FetchSortDescriptor.compare`'s order: nil first,
     /// strings by the descriptor's string comparison, NaN after every number (as `'NaN'` text
     /// sorts after numbers), objects by entity name and primary key.
-    mutating func orderTerms(_ descriptor: SortDescriptor, _ subject: Shape) throws(Unsupported) -> [String] {
+    mutating func orderTerms(_ descriptor: FetchSortDescriptor, _ subject: Shape) throws(Unsupported) -> [String] {
         let direction = descriptor.ascending ? "" : " DESC"
         switch try walk(subject, descriptor.keyPathComponents[...]) {
         case .scalar(let scalar):

@@ -51,7 +51,7 @@ struct PredicateCompiler {
 
     // MARK: - Predicates
 
-    mutating func compile(_ predicate: Predicate, _ context: Context) throws(Unsupported) -> Condition {
+    mutating func compile(_ predicate: FetchPredicate, _ context: Context) throws(Unsupported) -> Condition {
         switch predicate {
         case .constant(let value):
             return value ? .true : .false

@@ -138,7 +138,7 @@ enum ValueCodec {
         }
     }
 
-    // MARK: Predicate values
+    // MARK: FetchPredicate values
 
     /// A constant as it is stored for its kind.
     static func encode(_ value: PredicateValue) -> SQLValue {

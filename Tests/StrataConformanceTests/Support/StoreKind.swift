@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSQLite
 import Testing
 
 /// One store type the conformance suite runs against: how to make a fresh store of it, which
@@ -61,5 +62,6 @@ struct StoreKind: Sendable, CustomTestStringConvertible {
     static let all: [StoreKind] = [
         .memory,
         .testJSON,
+        .file("sqlite", factory: SQLiteStoreFactory(), fileExtension: "sqlite"),
     ]
 }

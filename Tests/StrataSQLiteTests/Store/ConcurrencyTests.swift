@@ -15,7 +15,7 @@ import Testing
         let all = StoreFetchRequest(entityNames: ["Person"])
         let evens = StoreFetchRequest(
             entityNames: ["Person"], predicate: .comparison(Comparison(.key("lastName"), .endsWith, .constant("even"))),
-            sortDescriptors: [SortDescriptor("firstName", ascending: false)], fetchLimit: 10)
+            sortDescriptors: [FetchSortDescriptor("firstName", ascending: false)], fetchLimit: 10)
         let observed = try await withThrowingTaskGroup(of: Int.self) { group in
             group.addTask {
                 for _ in 0..<batches {

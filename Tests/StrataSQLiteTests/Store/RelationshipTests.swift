@@ -100,7 +100,7 @@ import Testing
         }
         try coordinator.addStore(StoreDescription(type: .sqlite, url: url))
         let context = ManagedObjectContext(coordinator: coordinator)
-        let request = FetchRequest(entityName: "Item", sortDescriptors: [SortDescriptor("count")])
+        let request = FetchRequest(entityName: "Item", sortDescriptors: [FetchSortDescriptor("count")])
         let items = try context.fetch(request)
         #expect(items.count == 20)
         let withParts = try #require(items.first { !$0.objects(forKey: "parts").isEmpty })

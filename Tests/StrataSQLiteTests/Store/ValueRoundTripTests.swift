@@ -114,10 +114,10 @@ import Testing
             StoreRecord(objectID: ObjectID(entityName: "Sample", storeIdentifier: store.metadata.storeIdentifier, primaryKey: Int64(index + 1)), attributes: attributes)
         }
         _ = try store.save(StoreChangeset(inserted: records))
-        func keys(_ predicate: Predicate, sort: [SortDescriptor] = []) throws -> [Int64] {
+        func keys(_ predicate: FetchPredicate, sort: [FetchSortDescriptor] = []) throws -> [Int64] {
             try store.fetch(StoreFetchRequest(entityNames: ["Sample"], predicate: predicate, sortDescriptors: sort)).map { $0.objectID.primaryKey! }
         }
-        func compare(_ key: String, _ op: ComparisonOperator, _ value: PredicateValue) -> Predicate {
+        func compare(_ key: String, _ op: ComparisonOperator, _ value: PredicateValue) -> FetchPredicate {
             .comparison(Comparison(.key(key), op, .constant(value)))
         }
         #expect(try keys(compare("real", .equal, .double(.nan))) == [1])
@@ -131,7 +131,7 @@ import Testing
         #expect(try keys(compare("instant", .lessThan, .date(Date(timeIntervalSinceReferenceDate: 0)))) == [5])
         #expect(try keys(compare("bytes", .equal, .data(Data()))) == [1])
         #expect(try keys(compare("text", .equal, .string("\u{E9}tude — naïve 日本 🎉"))) == [1])
-        #expect(try keys(.true, sort: [SortDescriptor("real")]) == [7, 4, 2, 5, 6, 3, 1])
-        #expect(try keys(.true, sort: [SortDescriptor("exact", ascending: false)]) == [3, 1, 6, 4, 2, 5, 7])
+        #expect(try keys(.true, sort: [FetchSortDescriptor("real")]) == [7, 4, 2, 5, 6, 3, 1])
+        #expect(try keys(.true, sort: [FetchSortDescriptor("exact", ascending: false)]) == [3, 1, 6, 4, 2, 5, 7])
     }
 }

@@ -62,7 +62,7 @@ struct PredicateGenerator {
         Path(keyPath: ["name", "@count"], type: .int64, toMany: false),
     ]
 
-    mutating func predicate(depth: Int = 0) -> Predicate {
+    mutating func predicate(depth: Int = 0) -> FetchPredicate {
         let roll = Int.random(in: 0..<100, using: &random)
         if depth < 3 && roll < 12 { return .and((0..<Int.random(in: 2...3, using: &random)).map { _ in predicate(depth: depth + 1) }) }
         if depth < 3 && roll < 22 { return .or((0..<Int.random(in: 2...3, using: &random)).map { _ in predicate(depth: depth + 1) }) }
@@ -71,7 +71,7 @@ struct PredicateGenerator {
         return comparison()
     }
 
-    mutating func comparison() -> Predicate {
+    mutating func comparison() -> FetchPredicate {
         switch Int.random(in: 0..<100, using: &random) {
         case 0..<38:
             let (name, type) = random.pick(Self.itemAttributes)
@@ -140,15 +140,15 @@ struct PredicateGenerator {
         }
     }
 
-    mutating func scalarComparison(_ path: Path) -> Predicate {
-        let left = Expression.keyPath(path.keyPath)
+    mutating func scalarComparison(_ path: Path) -> FetchPredicate {
+        let left = FetchExpression.keyPath(path.keyPath)
         let modifier: ComparisonModifier = path.toMany ? random.pick([.direct, .any, .all, .none]) : (random.chance(0.08) ? random.pick([.any, .all, .none]) : .direct)
         var operators: [ComparisonOperator] = [.equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between, .in]
         if path.type == .string { operators += [.contains, .beginsWith, .endsWith, .like, .matches, .contains, .beginsWith, .like] }
         if random.chance(0.04) { operators += [.contains, .like] }
         let op = random.pick(operators)
         let options = path.type == .string || random.chance(0.1) ? self.options() : []
-        let right: Expression
+        let right: FetchExpression
         switch op {
         case .between:
             let a = constant(path.type), b = constant(path.type)
@@ -179,9 +179,9 @@ struct PredicateGenerator {
         return .comparison(Comparison(left, op, right, modifier: modifier, options: options))
     }
 
-    mutating func objectComparison() -> Predicate {
-        let item = Expression.constant(.object(random.pick(items)))
-        let owner = Expression.constant(.object(random.pick(owners)))
+    mutating func objectComparison() -> FetchPredicate {
+        let item = FetchExpression.constant(.object(random.pick(items)))
+        let owner = FetchExpression.constant(.object(random.pick(owners)))
         switch Int.random(in: 0..<9, using: &random) {
         case 0: return .comparison(Comparison(.evaluatedObject, random.pick([.equal, .notEqual]), item))
         case 1: return .comparison(Comparison(.keyPath(["owner"]), random.pick([.equal, .notEqual, .lessThan]), random.chance(0.2) ? .constant(.null) : owner))
@@ -195,9 +195,9 @@ struct PredicateGenerator {
         }
     }
 
-    mutating func subquery() -> Predicate {
-        let inner: Predicate
-        let collection: Expression
+    mutating func subquery() -> FetchPredicate {
+        let inner: FetchPredicate
+        let collection: FetchExpression
         let variable: String
         switch Int.random(in: 0..<4, using: &random) {
         case 0:
@@ -220,14 +220,14 @@ struct PredicateGenerator {
             variable = "o"
             inner = .not(.comparison(Comparison(.variable("o", ["ratio"]), .lessThan, .constant(constant(.double)))))
         }
-        let subquery = Expression.subquery(collection: collection, variable: variable, predicate: inner, keyPath: ["@count"])
+        let subquery = FetchExpression.subquery(collection: collection, variable: variable, predicate: inner, keyPath: ["@count"])
         return .comparison(Comparison(subquery, random.pick([.equal, .greaterThan, .lessThan, .notEqual]), .constant(.integer(Int64.random(in: 0...2, using: &random)))))
     }
 
-    mutating func sortDescriptors() -> [SortDescriptor] {
+    mutating func sortDescriptors() -> [FetchSortDescriptor] {
         let keys = ["name", "count", "small", "ratio", "weight", "price", "flag", "when", "blob", "uid", "link", "extra", "owner.name", "owner", "next.ratio", "next.owner.age", "next"]
         return (0..<Int.random(in: 0...2, using: &random)).map { _ in
-            SortDescriptor(
+            FetchSortDescriptor(
                 random.pick(keys), ascending: random.chance(0.5),
                 comparison: random.pick([.default, .default, .caseInsensitive, .localizedStandard]))
         }

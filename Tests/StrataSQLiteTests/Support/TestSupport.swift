@@ -2,9 +2,6 @@ import Foundation
 import Strata
 @testable import StrataSQLite
 
-typealias Predicate = Strata.Predicate
-typealias Expression = Strata.Expression
-typealias SortDescriptor = Strata.SortDescriptor
 
 /// A fresh directory under the temporary directory, removed by `cleanup`.
 struct TemporaryDirectory {
