@@ -15,7 +15,7 @@ extension PredicateCompiler {
     /// by object ID (entity name, then primary key), as `RecordSorter` does.
     mutating func fetch(
         table: TableLayout, entityNames: [String], predicate: FetchPredicate?, sortDescriptors: [FetchSortDescriptor],
-        limit: Int, offset: Int, windowed: Bool = true
+        limit: Int, offset: Int, windowed: Bool = true, keysOnly: Bool = false
     ) throws(Unsupported) -> CompiledFetch {
         let scope = QueryScope(table: "\(quoted(table.name)) AS t")
         let subject = Shape.object(self.subject(table: table, alias: "t", scope: scope))
@@ -39,7 +39,7 @@ extension PredicateCompiler {
         if windowed && (limit > 0 || offset > 0) {
             window = " LIMIT \(bind(.integer(limit > 0 ? Int64(limit) : -1))) OFFSET \(bind(.integer(Int64(max(offset, 0)))))"
         }
-        let columns = Self.selectList(table, alias: "t")
+        let columns = keysOnly ? "t.\"_pk\"" + (table.hasEntityColumn ? ", t.\"_entity\"" : "") : Self.selectList(table, alias: "t")
         let body = scope.fromClause + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
         return CompiledFetch(
             select: "SELECT \(columns)\(body) ORDER BY \(order.joined(separator: ", "))\(window)",

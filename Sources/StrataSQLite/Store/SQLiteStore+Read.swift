@@ -26,6 +26,30 @@ extension SQLiteStore {
         }
     }
 
+    /// The IDs of the matching records, read from the key and entity columns only.
+    public func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID] {
+        let groups = try tables(of: request.entityNames)
+        guard groups.count == 1 else {
+            return groups.isEmpty ? [] : try fetchInMemory(request).map(\.objectID)
+        }
+        let (table, names) = groups[0]
+        let compiled: CompiledFetch
+        do {
+            var compiler = compiler()
+            compiled = try compiler.fetch(
+                table: table, entityNames: names, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+                limit: request.fetchLimit, offset: request.fetchOffset, keysOnly: true)
+        } catch {
+            return try fetchInMemory(request).map(\.objectID)
+        }
+        let identifier = storeIdentifier
+        return try pool.read { (database) throws(StrataError) -> [ObjectID] in
+            try database.rows(compiled.select, compiled.arguments) { row in
+                ObjectID(entityName: table.hasEntityColumn ? row.text(1) : table.name, storeIdentifier: identifier, primaryKey: row.int64(0))
+            }
+        }
+    }
+
     public func count(_ request: StoreFetchRequest) throws(StrataError) -> Int {
         let groups = try tables(of: request.entityNames)
         guard groups.count == 1 else {

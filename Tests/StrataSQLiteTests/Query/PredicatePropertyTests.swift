@@ -31,10 +31,11 @@ import Testing
             if generator.random.chance(0.15) { request.fetchOffset = Int.random(in: 0...10, using: &generator.random) }
             let expected = try memory.fetch(request).map(\.objectID)
             let actual = try sqlite.fetch(request).map(\.objectID)
+            let actualIDs = try sqlite.fetchObjectIDs(request)
             let expectedCount = expected.count
             let actualCount = try sqlite.count(request)
             if !expected.isEmpty { matched += 1 }
-            if expected != actual || expectedCount != actualCount {
+            if expected != actual || expected != actualIDs || expectedCount != actualCount {
                 failures += 1
                 var compiler = sqlite.compiler()
                 let sql = (try? compiler.fetch(
