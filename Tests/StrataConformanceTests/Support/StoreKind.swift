@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataBinaryPlist
 import StrataXML
+import StrataSQLite
 import Testing
 
 /// One store type the conformance suite runs against: how to make a fresh store of it, which
@@ -68,5 +69,6 @@ struct StoreKind: Sendable, CustomTestStringConvertible {
         .testJSON,
         .file("binary", factory: BinaryPlistStoreFactory(), fileExtension: "bplist"),
         .file("xml", factory: XMLStoreFactory(), fileExtension: "xml"),
+        .file("sqlite", factory: SQLiteStoreFactory(), fileExtension: "sqlite"),
     ]
 }
