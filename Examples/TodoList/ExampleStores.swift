@@ -1,6 +1,10 @@
 import Strata
 import StrataBinaryPlist
+import StrataSQLite
+import StrataXML
 import StrataBinaryPlist
+import StrataSQLite
+import StrataXML
 
 /// The store types the example can run on.
 enum ExampleStores {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataBinaryPlist
+import StrataSQLite
 import StrataXML
 
 /// How the commands find and open stores of every type.
@@ -9,8 +10,9 @@ enum StoreAccess {
     /// Every store type the CLI can open.
     static var registry: StoreTypeRegistry {
         StoreTypeRegistry([
-            BinaryPlistStoreFactory(),
+            SQLiteStoreFactory(),
             XMLStoreFactory(),
+            BinaryPlistStoreFactory(),
         ])
     }
 

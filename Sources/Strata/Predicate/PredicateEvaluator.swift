@@ -178,13 +178,20 @@ package struct PredicateEvaluator<Subject> {
             if case .scalar(let value) = walk(member, rest) { return value }
             return nil
         }
+        let result = Self.aggregate(operation, values)
+        return result == .null ? .null : .scalar(result)
+    }
+
+    /// `@sum`, `@avg`, `@min` or `@max` of non-nil values: the one definition the evaluator and
+    /// the SQLite store's aggregate function share. `@sum` of nothing is 0; the others are nil.
+    package static func aggregate(_ operation: String, _ values: [PredicateValue]) -> PredicateValue {
         switch operation {
         case "@sum":
-            return .scalar(Self.sum(values))
+            return sum(values)
         case "@avg":
             guard !values.isEmpty else { return .null }
-            let total = values.compactMap(Self.doubleValue).reduce(0, +)
-            return .scalar(.double(total / Double(values.count)))
+            let total = values.compactMap(doubleValue).reduce(0, +)
+            return .double(total / Double(values.count))
         case "@min", "@max":
             var best: PredicateValue?
             for value in values {
@@ -194,12 +201,12 @@ package struct PredicateEvaluator<Subject> {
                 }
                 // NaN, unordered against numbers, counts as greater than every number, as in
                 // sorting; otherwise the result would depend on the order of the members.
-                if let order = Self.order(value, current, []) ?? Self.nanOrder(value, current),
+                if let order = order(value, current, []) ?? nanOrder(value, current),
                    operation == "@min" ? order < 0 : order > 0 {
                     best = value
                 }
             }
-            return best.map { .scalar($0) } ?? .null
+            return best ?? .null
         default:
             return .null
         }
