@@ -2,15 +2,10 @@ import Strata
 import StrataBinaryPlist
 import StrataSQLite
 import StrataXML
-import StrataBinaryPlist
-import StrataSQLite
-import StrataXML
 
 /// The store types the example can run on.
 enum ExampleStores {
     static var registry: StoreTypeRegistry {
-        StoreTypeRegistry([
-            BinaryPlistStoreFactory(),
-        ])
+        StoreTypeRegistry([SQLiteStoreFactory(), XMLStoreFactory(), BinaryPlistStoreFactory()])
     }
 }
