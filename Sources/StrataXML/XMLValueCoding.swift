@@ -354,43 +354,11 @@ enum XMLValueCoding {
         }
     }
 
-    // Howard Hinnant's civil-date algorithms, as in ``ISO8601`` (proleptic Gregorian calendar).
-
-    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = floorDivide(y, 400)
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = floorDivide(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (Int(year), Int(month), Int(day))
-    }
-
-    private static func daysInMonth(_ year: Int, _ month: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
-        let quotient = a / b
-        return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient
-    }
+    // The calendar arithmetic is ISO8601's own (proleptic Gregorian calendar).
+    private static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 { ISO8601.days(fromCivil: year, month, day) }
+    private static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) { ISO8601.civil(fromDays: days) }
+    private static func daysInMonth(_ year: Int, _ month: Int) -> Int { ISO8601.daysInMonth(year, month) }
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 { ISO8601.floorDivide(a, b) }
 
     // MARK: - Base64
 
