@@ -94,6 +94,8 @@ let package = Package(
         .testTarget(
             name: "StrataBinaryPlistTests",
             dependencies: ["StrataBinaryPlist"],
+            // Golden files, read from the source tree by path and compared byte for byte.
+            exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
         // One suite of store behaviour, run against every store type.

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Benchmarks live in their own package so that the library never depends on what it is measured
-// against. Run in release: `swift run -c release --package-path Benchmarks XMLBenchmarks`.
+// against. Run in release mode: `swift run -c release --package-path Benchmarks <name>`.
 let package = Package(
     name: "StrataBenchmarks",
     platforms: [.macOS(.v15)],
@@ -10,6 +10,16 @@ let package = Package(
         .package(name: "Strata", path: ".."),
     ],
     targets: [
+        // Save and load of 100k objects in the binary store against Python's plistlib.
+        .executableTarget(
+            name: "BinaryPlistBenchmark",
+            dependencies: [
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "StrataBinaryPlist", package: "Strata"),
+            ]
+        ),
+        // Save and load of 100k objects in the XML store against a raw libxml2 SAX parse and a
+        // plain buffered write of the same bytes.
         .executableTarget(
             name: "XMLBenchmarks",
             dependencies: [
@@ -19,7 +29,8 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        // libxml2 for the raw SAX-parse baseline, wrapped like the library's CLibXML2.
+        // libxml2 for the raw SAX-parse baseline, wrapped like the library's CLibXML2 (which is
+        // not a product of the Strata package).
         .systemLibrary(
             name: "CLibXML2Bench",
             pkgConfig: "libxml-2.0",

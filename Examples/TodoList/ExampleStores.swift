@@ -1,6 +1,12 @@
 import Strata
+import StrataBinaryPlist
+import StrataBinaryPlist
 
 /// The store types the example can run on.
 enum ExampleStores {
-    static var registry: StoreTypeRegistry { StoreTypeRegistry([]) }
+    static var registry: StoreTypeRegistry {
+        StoreTypeRegistry([
+            BinaryPlistStoreFactory(),
+        ])
+    }
 }

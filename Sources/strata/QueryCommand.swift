@@ -34,7 +34,7 @@ struct QueryCommand: ParsableCommand {
     @Option(name: .customLong("where"), help: "A predicate in the NSPredicate format language.")
     var predicate: String?
 
-    @Option(help: "Sort keys, comma-separated; a leading '-' sorts descending (for example -priority,title).")
+    @Option(parsing: .unconditional, help: "Sort keys, comma-separated; a leading '-' sorts descending (for example -priority,title).")
     var sort: String?
 
     @Option(help: "Return at most this many objects.")

@@ -1,13 +1,17 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataBinaryPlist
 import StrataXML
 
 /// How the commands find and open stores of every type.
 enum StoreAccess {
     /// Every store type the CLI can open.
     static var registry: StoreTypeRegistry {
-        StoreTypeRegistry([XMLStoreFactory()])
+        StoreTypeRegistry([
+            BinaryPlistStoreFactory(),
+            XMLStoreFactory(),
+        ])
     }
 
     /// The type named by `--type`, or found from the file's first bytes or its extension.

@@ -136,16 +136,11 @@ extension ManagedObjectContext {
                         ids.append(id)
                     }
                 }
+                // The records go to the coordinator's row cache, so the destinations' faults
+                // fill from memory even after the objects made here are released.
                 let missing = ids.filter { registeredObject(for: $0)?.isFault ?? true }
-                var next: [ManagedObject] = []
-                var byStore: [String: [ObjectID]] = [:]
-                for id in missing where !id.isTemporary { byStore[id.storeIdentifier ?? "", default: []].append(id) }
-                for (storeID, storeIDs) in byStore {
-                    guard let store = coordinator.store(withIdentifier: storeID) else { continue }
-                    for record in try store.records(for: storeIDs).values { _ = materialize(record) }
-                }
-                for id in ids { next.append(materialize(id)) }
-                level = next
+                for record in try coordinator.records(for: missing).values { _ = materialize(record) }
+                level = ids.map { materialize($0) }
             }
         }
     }

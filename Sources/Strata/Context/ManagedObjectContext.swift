@@ -45,6 +45,7 @@ public final class ManagedObjectContext {
     /// Objects with unsaved changes, kept alive until they are saved or rolled back.
     var changed: [ObjectIdentifier: ManagedObject] = [:]
     private var registrySweepThreshold = 1024
+    private var insertions = 0
     private var mergeSubscription: PersistentStoreCoordinator.ObserverToken?
     private let inbox = MergeInbox()
 
@@ -113,6 +114,8 @@ public final class ManagedObjectContext {
     func register(inserted object: ManagedObject) {
         processPendingMerges()
         object.isFault = false
+        insertions += 1
+        object.insertionIndex = insertions
         for attribute in object.entity.attributes {
             if let value = attribute.defaultValue { object.attributeValues[attribute.name] = value }
         }

@@ -17,6 +17,9 @@ public protocol PersistentStore: AnyObject, Sendable {
 
     /// The records matching the request, in its order and window.
     func fetch(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord]
+    /// The IDs of the records matching the request, in its order and window (a default
+    /// implementation fetches whole records).
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID]
     /// How many records match (limit and offset applied).
     func count(_ request: StoreFetchRequest) throws(StrataError) -> Int
     /// The records of these objects; IDs the store does not hold are left out.

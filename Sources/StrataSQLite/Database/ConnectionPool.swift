@@ -1,0 +1,48 @@
+internal import Strata
+internal import Synchronization
+
+/// One connection behind a mutex: used by one thread at a time, from any thread.
+final class Connection: Sendable {
+    private let database: Mutex<Database>
+
+    init(_ database: consuming sending Database) {
+        self.database = Mutex(database)
+    }
+
+    func use<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T {
+        try database.withLock { (database: inout Database) throws(StrataError) -> T in try body(database) }
+    }
+
+    /// Runs `body` if the connection is free; nil when another thread holds it.
+    func useIfAvailable<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T? {
+        try database.withLockIfAvailable { (database: inout Database) throws(StrataError) -> T in try body(database) }
+    }
+}
+
+/// One writer connection and a few reader connections (WAL lets readers read the last
+/// committed state while the writer writes: https://sqlite.org/wal.html).
+final class ConnectionPool: Sendable {
+    let writer: Connection
+    let readers: [Connection]
+    private let next = Atomic<Int>(0)
+
+    init(writer: Connection, readers: [Connection]) {
+        self.writer = writer
+        self.readers = readers
+    }
+
+    /// Runs `body` on a free reader (or waits for one); on the writer when there are none (a
+    /// store in memory).
+    func read<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T {
+        guard !readers.isEmpty else { return try writer.use(body) }
+        let start = next.wrappingAdd(1, ordering: .relaxed).oldValue & Int.max
+        for offset in 0..<readers.count {
+            if let result = try readers[(start &+ offset) % readers.count].useIfAvailable(body) { return result }
+        }
+        return try readers[start % readers.count].use(body)
+    }
+
+    func write<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T {
+        try writer.use(body)
+    }
+}

@@ -1,0 +1,179 @@
+internal import CSQLite
+internal import Foundation
+internal import Strata
+
+/// One SQLite connection: the one owner of its `sqlite3` handle, closed in `deinit`.
+///
+/// Not `Sendable`: a connection is used by one thread at a time, which ``Connection`` (a mutex
+/// around it) guarantees. Prepared statements are cached by SQL text.
+final class Database {
+    let handle: OpaquePointer
+    /// The file, for error messages.
+    let path: String
+    private var cache: [String: Statement] = [:]
+    /// Cached SQL texts, least recently used first, for eviction.
+    private var cacheOrder: [String] = []
+    private let cacheCapacity = 256
+    /// The extended result code of the last error this connection reported (constraint kinds
+    /// are told apart by it: https://sqlite.org/rescode.html#extrc).
+    private(set) var lastErrorCode: Int32 = SQLITE_OK
+
+    struct OpenMode {
+        var readOnly: Bool
+        var create: Bool
+    }
+
+    /// Opens a connection. Strata's SQL functions and collations are registered on it.
+    init(path: String, mode: OpenMode) throws(StrataError) {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        if mode.readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE
+            if mode.create { flags |= SQLITE_OPEN_CREATE }
+        }
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close_v2(db)
+            throw StrataError(Self.code(for: rc), "cannot open the SQLite database: \(message) (code \(rc))", file: path)
+        }
+        handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 5_000)
+        try SQLFunctions.register(on: self)
+    }
+
+    deinit {
+        // Statements finalize themselves; drop them before the connection goes.
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Running SQL
+
+    /// Runs one or more statements with no arguments (DDL, pragmas, transactions).
+    func execute(_ sql: String) throws(StrataError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw error(rc, sql: sql, message: text)
+        }
+    }
+
+    /// A prepared statement for `sql`, from the cache when it was prepared before.
+    func statement(_ sql: String) throws(StrataError) -> Statement {
+        if let cached = cache[sql] {
+            if let index = cacheOrder.lastIndex(of: sql), index != cacheOrder.count - 1 {
+                cacheOrder.remove(at: index)
+                cacheOrder.append(sql)
+            }
+            return cached
+        }
+        let statement = try Statement(database: self, sql: sql)
+        cache[sql] = statement
+        cacheOrder.append(sql)
+        if cacheOrder.count > cacheCapacity {
+            cache[cacheOrder.removeFirst()] = nil
+        }
+        return statement
+    }
+
+    /// Drops a statement from the cache (after it failed), so that the next use prepares it anew.
+    func forget(_ sql: String) {
+        cache[sql] = nil
+        cacheOrder.removeAll { $0 == sql }
+    }
+
+    /// Runs a cached statement with arguments, ignoring rows.
+    func run(_ sql: String, _ arguments: [SQLValue] = []) throws(StrataError) {
+        let statement = try statement(sql)
+        do {
+            try statement.execute(arguments)
+        } catch {
+            forget(sql)
+            throw error
+        }
+    }
+
+    /// Rows of a cached statement, each read by `row`.
+    func rows<T>(_ sql: String, _ arguments: [SQLValue] = [], _ row: (Statement) throws(StrataError) -> T) throws(StrataError) -> [T] {
+        let statement = try statement(sql)
+        do {
+            return try statement.rows(arguments, row)
+        } catch {
+            forget(sql)
+            throw error
+        }
+    }
+
+    /// The first column of the first row of a cached statement.
+    func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws(StrataError) -> SQLValue? {
+        let statement = try statement(sql)
+        do {
+            return try statement.scalar(arguments)
+        } catch {
+            forget(sql)
+            throw error
+        }
+    }
+
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    func transaction<T>(immediate: Bool, _ body: () throws(StrataError) -> T) throws(StrataError) -> T {
+        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            rollback()
+            throw error
+        }
+        do {
+            try execute("COMMIT")
+        } catch {
+            rollback()
+            throw error
+        }
+        return result
+    }
+
+    /// Rolls back whatever transaction is open; never fails (a failed statement may already have
+    /// rolled it back: https://sqlite.org/lang_transaction.html, "Response To Errors").
+    func rollback() {
+        if isInTransaction { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+    }
+
+    // MARK: - Errors
+
+    func clearLastError() { lastErrorCode = SQLITE_OK }
+
+    /// An error for a failed call, with the SQL (which never contains values: they are bound)
+    /// and SQLite's own message.
+    func error(_ rc: Int32, sql: String?, message: String? = nil) -> StrataError {
+        let text = message ?? String(cString: sqlite3_errmsg(handle))
+        var description = "SQLite error \(rc) (\(String(cString: sqlite3_errstr(rc)))): \(text)"
+        if let sql { description += "\n  while running: \(sql)" }
+        lastErrorCode = rc
+        return StrataError(Self.code(for: rc), description, file: path)
+    }
+
+    /// Extended result codes that Swift does not import (they are macros over expressions).
+    static let constraintUnique: Int32 = SQLITE_CONSTRAINT | (8 << 8)
+    static let constraintPrimaryKey: Int32 = SQLITE_CONSTRAINT | (6 << 8)
+
+    static func code(for rc: Int32) -> StrataError.Code {
+        switch rc & 0xFF {
+        case SQLITE_CORRUPT, SQLITE_NOTADB: .corruptStore
+        case SQLITE_CONSTRAINT: .validationFailed
+        default: .storeIO
+        }
+    }
+}

@@ -1,0 +1,270 @@
+internal import CSQLite
+internal import Foundation
+internal import Strata
+
+/// The collations and functions every connection gets, so that SQL compares exactly as the
+/// in-memory evaluator does. Each one calls the same Swift code the evaluator calls
+/// (`StringMatching`, `PredicateEvaluator.compare`, `PredicateEvaluator.order`).
+///
+/// - `COLLATE strata`: Swift `String` order (`StringMatching.compare`, canonical equivalence).
+/// - `COLLATE strata_localized`: `StringMatching.localizedStandardCompare`.
+/// - `COLLATE strata_decimal`: decimal TEXT by numeric value.
+/// - `strata_fold(text, options)`: `StringMatching.fold` (`[c]`, `[d]`).
+/// - `strata_compare(op, options, kind, value, kind, value)`: `PredicateEvaluator.compare` on
+///   the two values decoded by kind (``ValueKind``); always 0 or 1, never NULL.
+/// - `strata_aggregate(op, kind, value)`: `@sum`, `@avg`, `@min`, `@max` as the evaluator
+///   computes them (nil members skipped, integers exact while they fit, …).
+enum SQLFunctions {
+    static let collation = "strata"
+    static let localizedCollation = "strata_localized"
+    static let decimalCollation = "strata_decimal"
+
+    /// The operators of `strata_compare`, by position.
+    static let operators = ComparisonOperator.allCases
+
+    static func code(_ op: ComparisonOperator) -> Int {
+        operators.firstIndex(of: op)!
+    }
+
+    enum Aggregate: Int {
+        case sum = 1, avg, min, max
+
+        init?(_ name: String) {
+            switch name {
+            case "@sum": self = .sum
+            case "@avg": self = .avg
+            case "@min": self = .min
+            case "@max": self = .max
+            default: return nil
+            }
+        }
+    }
+
+    static func register(on database: Database) throws(StrataError) {
+        let db = database.handle
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        var rc = sqlite3_create_collation_v2(db, collation, SQLITE_UTF8, nil, compareStrings, nil)
+        if rc == SQLITE_OK {
+            rc = sqlite3_create_collation_v2(db, localizedCollation, SQLITE_UTF8, nil, compareLocalized, nil)
+        }
+        if rc == SQLITE_OK {
+            rc = sqlite3_create_collation_v2(db, decimalCollation, SQLITE_UTF8, nil, compareDecimals, nil)
+        }
+        if rc == SQLITE_OK {
+            rc = sqlite3_create_function_v2(db, "strata_fold", 2, flags, nil, fold, nil, nil, nil)
+        }
+        if rc == SQLITE_OK {
+            rc = sqlite3_create_function_v2(db, "strata_compare", 6, flags, nil, compare, nil, nil, nil)
+        }
+        if rc == SQLITE_OK {
+            rc = sqlite3_create_function_v2(db, "strata_aggregate", 3, flags, nil, nil, aggregateStep, aggregateFinal, nil)
+        }
+        guard rc == SQLITE_OK else { throw database.error(rc, sql: nil) }
+    }
+
+    // MARK: - Reading arguments
+
+    static func value(_ argument: OpaquePointer?) -> SQLValue {
+        switch sqlite3_value_type(argument) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_value_int64(argument))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_value_double(argument))
+        case SQLITE_TEXT:
+            return .text(text(argument))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_value_bytes(argument))
+            guard count > 0, let bytes = sqlite3_value_blob(argument) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default:
+            return .null
+        }
+    }
+
+    static func text(_ argument: OpaquePointer?) -> String {
+        guard let bytes = sqlite3_value_text(argument) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(argument))), as: UTF8.self)
+    }
+
+    static func result(_ context: OpaquePointer?, _ value: SQLValue) {
+        switch value {
+        case .null: sqlite3_result_null(context)
+        case .integer(let v): sqlite3_result_int64(context, v)
+        case .real(let v): sqlite3_result_double(context, v)
+        case .text(let v): sqlite3_result_text(context, v, -1, sqliteTransient)
+        case .blob(let v):
+            if v.isEmpty {
+                sqlite3_result_zeroblob(context, 0)
+            } else {
+                v.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), sqliteTransient) }
+            }
+        }
+    }
+
+    static func string(_ count: Int32, _ bytes: UnsafeRawPointer?) -> String {
+        guard let bytes, count > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(count)), as: UTF8.self)
+    }
+}
+
+// MARK: - Collations
+
+/// Swift `String` order. ASCII strings compare byte by byte (the same order, and much faster);
+/// anything else goes through `StringMatching.compare` (canonical equivalence).
+private func compareStrings(_: UnsafeMutableRawPointer?, _ count1: Int32, _ bytes1: UnsafeRawPointer?, _ count2: Int32, _ bytes2: UnsafeRawPointer?) -> Int32 {
+    let a = UnsafeRawBufferPointer(start: bytes1, count: Int(max(count1, 0)))
+    let b = UnsafeRawBufferPointer(start: bytes2, count: Int(max(count2, 0)))
+    if a.allSatisfy({ $0 < 0x80 }) && b.allSatisfy({ $0 < 0x80 }) {
+        let common = min(a.count, b.count)
+        if common > 0, let p = a.baseAddress, let q = b.baseAddress {
+            let order = memcmp(p, q, common)
+            if order != 0 { return order < 0 ? -1 : 1 }
+        }
+        return a.count == b.count ? 0 : a.count < b.count ? -1 : 1
+    }
+    return Int32(StringMatching.compare(SQLFunctions.string(count1, bytes1), SQLFunctions.string(count2, bytes2), []))
+}
+
+private func compareLocalized(_: UnsafeMutableRawPointer?, _ count1: Int32, _ bytes1: UnsafeRawPointer?, _ count2: Int32, _ bytes2: UnsafeRawPointer?) -> Int32 {
+    Int32(StringMatching.localizedStandardCompare(SQLFunctions.string(count1, bytes1), SQLFunctions.string(count2, bytes2)))
+}
+
+private func compareDecimals(_: UnsafeMutableRawPointer?, _ count1: Int32, _ bytes1: UnsafeRawPointer?, _ count2: Int32, _ bytes2: UnsafeRawPointer?) -> Int32 {
+    let a = ValueCodec.decimal(SQLFunctions.string(count1, bytes1))
+    let b = ValueCodec.decimal(SQLFunctions.string(count2, bytes2))
+    switch (a, b) {
+    case (let x?, let y?): return x == y ? 0 : x < y ? -1 : 1
+    case (nil, nil): return 0
+    case (nil, _): return 1
+    case (_, nil): return -1
+    }
+}
+
+// MARK: - Functions
+
+private func fold(_ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard let arguments, sqlite3_value_type(arguments[0]) != SQLITE_NULL else {
+        sqlite3_result_null(context)
+        return
+    }
+    let options = ComparisonOptions(rawValue: UInt8(truncatingIfNeeded: sqlite3_value_int64(arguments[1])))
+    SQLFunctions.result(context, .text(StringMatching.fold(SQLFunctions.text(arguments[0]), options)))
+}
+
+private func compare(_ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard let arguments else { return }
+    let index = Int(sqlite3_value_int64(arguments[0]))
+    let options = ComparisonOptions(rawValue: UInt8(truncatingIfNeeded: sqlite3_value_int64(arguments[1])))
+    guard SQLFunctions.operators.indices.contains(index),
+          let leftKind = ValueKind(rawValue: sqlite3_value_int64(arguments[2])),
+          let rightKind = ValueKind(rawValue: sqlite3_value_int64(arguments[4]))
+    else {
+        sqlite3_result_error(context, "strata_compare: bad operator or kind", -1)
+        return
+    }
+    let left = ValueCodec.decode(SQLFunctions.value(arguments[3]), as: leftKind)
+    let right = ValueCodec.decode(SQLFunctions.value(arguments[5]), as: rightKind)
+    let holds = PredicateEvaluator<Never>.compare(left, SQLFunctions.operators[index], right, options)
+    sqlite3_result_int64(context, holds ? 1 : 0)
+}
+
+/// The state of one `strata_aggregate` call: its operation and the non-nil values seen.
+private final class AggregateState {
+    var operation: SQLFunctions.Aggregate?
+    var values: [PredicateValue] = []
+}
+
+private func aggregateStep(_ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard let arguments,
+          let slot = sqlite3_aggregate_context(context, Int32(MemoryLayout<UnsafeMutableRawPointer?>.size))?
+            .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+    else {
+        sqlite3_result_error_nomem(context)
+        return
+    }
+    let state: AggregateState
+    if let existing = slot.pointee {
+        state = Unmanaged<AggregateState>.fromOpaque(existing).takeUnretainedValue()
+    } else {
+        state = AggregateState()
+        slot.pointee = Unmanaged.passRetained(state).toOpaque()
+    }
+    state.operation = SQLFunctions.Aggregate(rawValue: Int(sqlite3_value_int64(arguments[0])))
+    guard let kind = ValueKind(rawValue: sqlite3_value_int64(arguments[1])) else { return }
+    let value = ValueCodec.decode(SQLFunctions.value(arguments[2]), as: kind)
+    if value != .null { state.values.append(value) }
+}
+
+private func aggregateFinal(_ context: OpaquePointer?) {
+    // With no rows, xStep never ran and the context is not allocated: size 0 does not allocate.
+    let slot = sqlite3_aggregate_context(context, 0)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+    guard let pointer = slot?.pointee else {
+        // No rows at all: the operation is unknown here, and every empty aggregate but @sum is
+        // nil; the compiler wraps @sum so that no rows give 0.
+        sqlite3_result_null(context)
+        return
+    }
+    let state = Unmanaged<AggregateState>.fromOpaque(pointer).takeRetainedValue()
+    slot?.pointee = nil
+    guard let operation = state.operation else {
+        sqlite3_result_null(context)
+        return
+    }
+    SQLFunctions.result(context, ValueCodec.encode(AggregateSemantics.compute(operation, state.values)))
+}
+
+/// `@sum`, `@avg`, `@min` and `@max` over non-nil values, exactly as `PredicateEvaluator`
+/// computes them.
+enum AggregateSemantics {
+    static func compute(_ operation: SQLFunctions.Aggregate, _ values: [PredicateValue]) -> PredicateValue {
+        switch operation {
+        case .sum:
+            return sum(values)
+        case .avg:
+            guard !values.isEmpty else { return .null }
+            let total = values.compactMap(PredicateEvaluator<Never>.doubleValue).reduce(0, +)
+            return .double(total / Double(values.count))
+        case .min, .max:
+            var best: PredicateValue?
+            for value in values {
+                guard let current = best else {
+                    best = value
+                    continue
+                }
+                if let order = PredicateEvaluator<Never>.order(value, current, []), operation == .min ? order < 0 : order > 0 {
+                    best = value
+                }
+            }
+            return best ?? .null
+        }
+    }
+
+    /// Integers add exactly while they fit; decimals and integers add as decimals; anything
+    /// else adds as doubles.
+    static func sum(_ values: [PredicateValue]) -> PredicateValue {
+        var integerTotal: Int64 = 0
+        var exact = true
+        for value in values {
+            guard case .integer(let integer) = value else {
+                exact = false
+                break
+            }
+            let (total, overflow) = integerTotal.addingReportingOverflow(integer)
+            if overflow {
+                exact = false
+                break
+            }
+            integerTotal = total
+        }
+        if exact { return .integer(integerTotal) }
+        if values.allSatisfy({ if case .decimal = $0 { true } else if case .integer = $0 { true } else { false } }) {
+            var total = Decimal(0)
+            for value in values {
+                if case .decimal(let d) = value { total += d }
+                if case .integer(let i) = value { total += Decimal(i) }
+            }
+            return .decimal(total)
+        }
+        return .double(values.compactMap(PredicateEvaluator<Never>.doubleValue).reduce(0, +))
+    }
+}

@@ -1,0 +1,150 @@
+internal import CSQLite
+internal import Foundation
+internal import Strata
+
+/// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs before `sqlite3_bind_*` returns, so
+/// the Swift buffers may go away at once (https://sqlite.org/c3ref/bind_blob.html).
+var sqliteTransient: sqlite3_destructor_type {
+    unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+}
+
+/// A prepared statement. The one owner of its `sqlite3_stmt`: it finalizes it in `deinit`, and
+/// nowhere else.
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    /// The connection that prepared the statement; kept alive for as long as the statement is.
+    unowned let database: Database
+
+    init(database: Database, sql: String) throws(StrataError) {
+        self.database = database
+        self.sql = sql
+        var statement: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let rc = sql.withCString { sqlite3_prepare_v3(database.handle, $0, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail) }
+        guard rc == SQLITE_OK, let statement else {
+            throw database.error(rc, sql: sql)
+        }
+        if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy(\.isWhitespace) {
+            sqlite3_finalize(statement)
+            throw StrataError(.invalidPredicate, "only one SQL statement may be run at a time; found more after the first in: \(sql)", file: database.path)
+        }
+        handle = statement
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Whether the statement cannot change the database (https://sqlite.org/c3ref/stmt_readonly.html).
+    var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
+    var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+
+    var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    func columnName(_ index: Int) -> String {
+        sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? "column\(index + 1)"
+    }
+
+    /// Resets the statement and binds `arguments` to parameters 1, 2, …
+    func reset(binding arguments: [SQLValue]) throws(StrataError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        // Numbered parameters (`?N`) that compiled SQL no longer uses may follow the last one
+        // it does; they are not bound.
+        for (offset, argument) in arguments.prefix(parameterCount).enumerated() {
+            try bind(argument, at: Int32(offset + 1))
+        }
+    }
+
+    func bind(_ value: SQLValue, at index: Int32) throws(StrataError) {
+        let rc: Int32
+        switch value {
+        case .null:
+            rc = sqlite3_bind_null(handle, index)
+        case .integer(let integer):
+            rc = sqlite3_bind_int64(handle, index, integer)
+        case .real(let real):
+            rc = sqlite3_bind_double(handle, index, real)
+        case .text(let text):
+            rc = sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
+        case .blob(let data):
+            // An empty blob must stay a blob: sqlite3_bind_blob with a NULL pointer binds NULL.
+            if data.isEmpty {
+                rc = sqlite3_bind_zeroblob(handle, index, 0)
+            } else {
+                rc = data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+            }
+        }
+        guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
+    }
+
+    /// Advances to the next row: true when there is one, false when done.
+    func step() throws(StrataError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = database.error(rc, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Runs a statement that returns no rows (or whose rows are ignored).
+    func execute(_ arguments: [SQLValue] = []) throws(StrataError) {
+        try reset(binding: arguments)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Every row, each read by `row`.
+    func rows<T>(_ arguments: [SQLValue] = [], _ row: (Statement) throws(StrataError) -> T) throws(StrataError) -> [T] {
+        try reset(binding: arguments)
+        var result: [T] = []
+        while try step() { result.append(try row(self)) }
+        sqlite3_reset(handle)
+        return result
+    }
+
+    /// The first column of the first row, if any.
+    func scalar(_ arguments: [SQLValue] = []) throws(StrataError) -> SQLValue? {
+        try reset(binding: arguments)
+        defer { sqlite3_reset(handle) }
+        return try step() ? value(at: 0) : nil
+    }
+
+    // MARK: - Columns
+
+    func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+
+    func type(_ index: Int32) -> Int32 { sqlite3_column_type(handle, index) }
+
+    func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+    func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
+
+    func text(_ index: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    func blob(_ index: Int32) -> Data {
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+
+    func value(at index: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer(int64(index))
+        case SQLITE_FLOAT: .real(double(index))
+        case SQLITE_TEXT: .text(text(index))
+        case SQLITE_BLOB: .blob(blob(index))
+        default: .null
+        }
+    }
+}

@@ -1,0 +1,227 @@
+internal import Foundation
+internal import Strata
+
+extension PredicateCompiler {
+    /// One comparison of two values (the evaluator's `compare`), with its nil rules: with nil on
+    /// one side only, `==` is false and `!=` true; nil equals nil; ordering with nil is false.
+    mutating func compare(_ left: Shape, _ op: ComparisonOperator, _ right: Shape, _ options: ComparisonOptions) throws(Unsupported) -> Condition {
+        if left.isCollection || right.isCollection { return .false }
+        if let l = Self.staticValue(left), let r = Self.staticValue(right) {
+            return PredicateEvaluator<Never>.compare(l, op, r, options) ? .true : .false
+        }
+        switch (left, right) {
+        case (.null, let other), (let other, .null):
+            return Self.nilComparison(other, op)
+        case (.object(let a), .object(let b)):
+            return objectComparison(a, op, b)
+        case (.object(let object), .scalar(let scalar)), (.scalar(let scalar), .object(let object)):
+            // Never equal unless both are nil.
+            guard op == .equal || op == .notEqual else { return .false }
+            let bothNil = object.nullable && scalar.nullable
+                ? Condition(sql: "(\(object.pk) IS NULL AND \(scalar.sql) IS NULL)", nullable: false)
+                : .false
+            return op == .equal ? bothNil : not(bothNil)
+        case (.scalar(let a), .scalar(let b)):
+            if let native = native(a, op, b, options) { return native }
+            return generic(a, op, b, options)
+        default:
+            return .false
+        }
+    }
+
+    static func staticValue(_ shape: Shape) -> PredicateValue? {
+        switch shape {
+        case .null: .null
+        case .scalar(let scalar): scalar.constant
+        case .object(let object): object.constant.map { .object($0) }
+        default: nil
+        }
+    }
+
+    static func nilComparison(_ other: Shape, _ op: ComparisonOperator) -> Condition {
+        let sql: String
+        let nullable: Bool
+        switch other {
+        case .scalar(let scalar): (sql, nullable) = (scalar.sql, scalar.nullable)
+        case .object(let object): (sql, nullable) = (object.pk, object.nullable)
+        case .null: return op == .equal ? .true : .false
+        default: return .false
+        }
+        switch op {
+        case .equal: return nullable ? Condition(sql: "\(sql) IS NULL", nullable: false) : .false
+        case .notEqual: return nullable ? Condition(sql: "\(sql) IS NOT NULL", nullable: false) : .true
+        default: return .false
+        }
+    }
+
+    /// `strata_compare`: the evaluator's own comparison, on values decoded by kind.
+    func generic(_ a: ScalarSQL, _ op: ComparisonOperator, _ b: ScalarSQL, _ options: ComparisonOptions) -> Condition {
+        Condition(
+            sql: "strata_compare(\(SQLFunctions.code(op)), \(options.rawValue), \(a.kind.rawValue), \(a.sql), \(b.kind.rawValue), \(b.sql))",
+            nullable: false)
+    }
+
+    // MARK: - Objects
+
+    private mutating func objectComparison(_ a: ObjectSQL, _ op: ComparisonOperator, _ b: ObjectSQL) -> Condition {
+        if a.constant != nil && b.constant == nil { return objectComparison(b, Self.flipped(op), a) }
+        switch op {
+        case .equal, .notEqual:
+            let equal: Condition
+            if let id = b.constant {
+                if id.storeIdentifier != storeIdentifier || id.isTemporary || (a.staticEntity != nil && a.staticEntity != id.entityName) {
+                    equal = .false
+                } else if a.staticEntity != nil {
+                    equal = Condition(sql: "\(a.pk) = \(b.pk)", nullable: a.nullable)
+                } else {
+                    equal = Condition(sql: "(\(a.pk) = \(b.pk) AND \(a.entity) = \(b.entity))", nullable: a.nullable)
+                }
+            } else {
+                var same = "\(a.pk) = \(b.pk)"
+                if a.staticEntity == nil || b.staticEntity == nil || a.staticEntity != b.staticEntity {
+                    same = "(\(same) AND \(a.entity) = \(b.entity))"
+                }
+                if a.nullable && b.nullable {
+                    equal = Condition(sql: "((\(a.pk) IS NULL AND \(b.pk) IS NULL) OR \(same))", nullable: true)
+                } else {
+                    equal = Condition(sql: same, nullable: a.nullable || b.nullable)
+                }
+            }
+            return op == .equal ? equal : not(equal)
+        case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
+            let strict = op == .lessThan || op == .greaterThan
+            let before = op == .lessThan || op == .lessThanOrEqual ? "<" : ">"
+            let keyOp = before + (strict ? "" : "=")
+            return Condition(
+                sql: "(\(a.entity) \(before) \(b.entity) OR (\(a.entity) = \(b.entity) AND \(a.pk) \(keyOp) \(b.pk)))",
+                nullable: true)
+        default:
+            return .false
+        }
+    }
+
+    static func flipped(_ op: ComparisonOperator) -> ComparisonOperator {
+        switch op {
+        case .lessThan: .greaterThan
+        case .lessThanOrEqual: .greaterThanOrEqual
+        case .greaterThan: .lessThan
+        case .greaterThanOrEqual: .lessThanOrEqual
+        default: op
+        }
+    }
+
+    // MARK: - Native comparisons
+
+    static func isIntegerLike(_ kind: ValueKind) -> Bool { kind == .integer || kind == .bool }
+
+    static func folds(_ options: ComparisonOptions) -> Bool {
+        !options.intersection([.caseInsensitive, .diacriticInsensitive]).isEmpty
+    }
+
+    /// Whether `column = constant` in SQL (after ``nativeOperand(_:_:)`` and
+    /// ``nativeConstant(_:as:_:)``) is exactly the evaluator's equality for non-nil values.
+    static func nativeEquality(_ kind: ValueKind, _ constantKind: ValueKind, _ value: PredicateValue, _ options: ComparisonOptions) -> Bool {
+        switch (kind, constantKind) {
+        case (.integer, .integer), (.integer, .bool), (.bool, .integer), (.bool, .bool):
+            return true
+        case (.integer, .double), (.bool, .double), (.double, .integer), (.double, .bool), (.double, .double), (.double, .decimal):
+            if case .double(let d) = value, d.isNaN { return false }
+            return true
+        case (.date, .date), (.string, .string), (.uri, .uri), (.uuid, .uuid), (.binary, .binary),
+             (.decimal, .decimal), (.decimal, .integer):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The expression and collation a native comparison uses for a scalar.
+    func nativeOperand(_ scalar: ScalarSQL, _ options: ComparisonOptions) -> (String, String) {
+        switch scalar.kind {
+        case .string:
+            let sql = Self.folds(options) ? "strata_fold(\(scalar.sql), \(options.rawValue))" : scalar.sql
+            return (sql, " COLLATE \(SQLFunctions.collation)")
+        case .uri:
+            return (scalar.sql, " COLLATE \(SQLFunctions.collation)")
+        case .decimal:
+            return (scalar.sql, " COLLATE \(SQLFunctions.decimalCollation)")
+        default:
+            return (scalar.sql, "")
+        }
+    }
+
+    /// A constant bound as the other side of a native comparison with a value of `kind`.
+    mutating func nativeConstant(_ value: PredicateValue, as kind: ValueKind, _ options: ComparisonOptions) -> String {
+        switch (kind, value) {
+        case (.string, .string(let string)):
+            return bind(.text(StringMatching.fold(string, options)))
+        case (.double, .decimal), (.integer, .decimal):
+            return bind(ValueCodec.double(PredicateEvaluator<Never>.doubleValue(value) ?? .nan))
+        case (.decimal, .integer(let integer)):
+            return bind(.text(ValueCodec.decimalText(Decimal(integer))))
+        case (_, .bool(let bool)):
+            return bind(.integer(bool ? 1 : 0))
+        default:
+            return bind(ValueCodec.encode(value))
+        }
+    }
+
+    /// The comparison in plain SQL when that is exactly the evaluator's, else nil.
+    private mutating func native(_ a: ScalarSQL, _ op: ComparisonOperator, _ b: ScalarSQL, _ options: ComparisonOptions) -> Condition? {
+        guard [.equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual].contains(op) else { return nil }
+        if a.constant != nil && b.constant == nil { return native(b, Self.flipped(op), a, options) }
+        let numeric: Set<ValueKind> = [.integer, .bool, .double]
+        if numeric.contains(a.kind) && (numeric.contains(b.kind) || (a.kind == .double && b.kind == .decimal && b.constant != nil)) {
+            if Self.isIntegerLike(a.kind) && Self.isIntegerLike(b.kind) {
+                return plain(a.sql, op, b.sql, "", a.nullable, b.nullable)
+            }
+            if let constant = b.constant {
+                let isNaN: Bool
+                if case .double(let d) = constant { isNaN = d.isNaN } else { isNaN = false }
+                if isNaN {
+                    guard a.kind == .double else { return op == .notEqual ? .true : .false }
+                    let nan = bind(.text(ValueCodec.nanText))
+                    switch op {
+                    case .equal, .lessThanOrEqual, .greaterThanOrEqual: return Condition(sql: "\(a.sql) IS \(nan)", nullable: false)
+                    case .notEqual: return Condition(sql: "\(a.sql) IS NOT \(nan)", nullable: false)
+                    default: return .false
+                    }
+                }
+                let value = nativeConstant(constant, as: a.kind, options)
+                if a.kind == .double && (op == .greaterThan || op == .greaterThanOrEqual) {
+                    // 'NaN' is text, which SQL sorts after every number; `< ''` keeps numbers only.
+                    return Condition(sql: "(\(a.sql) \(op == .greaterThan ? ">" : ">=") \(value) AND \(a.sql) < '')", nullable: true)
+                }
+                return plain(a.sql, op, value, "", a.nullable, false)
+            }
+            guard op == .equal || op == .notEqual else { return nil }
+            return plain(a.sql, op, b.sql, "", a.nullable, b.nullable)
+        }
+        switch (a.kind, b.kind) {
+        case (.date, .date), (.uuid, .uuid), (.binary, .binary), (.string, .string), (.uri, .uri), (.decimal, .decimal), (.decimal, .integer):
+            if a.kind == .decimal && b.kind == .integer && b.constant == nil { return nil }
+            let (left, collation) = nativeOperand(a, options)
+            let right: String
+            if let constant = b.constant {
+                right = nativeConstant(constant, as: a.kind, options)
+            } else {
+                right = nativeOperand(b, options).0
+            }
+            return plain(left, op, right, collation, a.nullable, b.nullable)
+        default:
+            return nil
+        }
+    }
+
+    private func plain(_ a: String, _ op: ComparisonOperator, _ b: String, _ collation: String, _ aNullable: Bool, _ bNullable: Bool) -> Condition {
+        switch op {
+        case .equal:
+            if aNullable && bNullable { return Condition(sql: "\(a) IS \(b)\(collation)", nullable: false) }
+            return Condition(sql: "\(a) = \(b)\(collation)", nullable: aNullable || bNullable)
+        case .notEqual:
+            return Condition(sql: "\(a) IS NOT \(b)\(collation)", nullable: false)
+        default:
+            return Condition(sql: "\(a) \(op.rawValue) \(b)\(collation)", nullable: aNullable || bNullable)
+        }
+    }
+}

@@ -1,0 +1,263 @@
+internal import Foundation
+internal import Strata
+
+extension PredicateCompiler {
+    /// The shape of an expression, as the evaluator's `value(of:on:variables:)` computes it.
+    mutating func value(_ expression: FetchExpression, _ context: Context) throws(Unsupported) -> Shape {
+        switch expression {
+        case .constant(let constant):
+            return lift(constant)
+        case .keyPath(let path):
+            return try walk(context.subject, path[...])
+        case .evaluatedObject:
+            return context.subject
+        case .variable(let name, let path):
+            return try walk(context.variables[name] ?? .null, path[...])
+        case .array(let expressions):
+            var members: [Shape] = []
+            for expression in expressions { members.append(try value(expression, context)) }
+            return .list(members)
+        case .subquery(let collection, let variable, let predicate, let path):
+            let source = try value(collection, context)
+            let filtered: Shape
+            switch source {
+            case .null:
+                filtered = .list([])
+            case .rows(let rows):
+                var inner = context
+                inner.variables[variable] = rows.element
+                if case .object = rows.element { inner.subject = rows.element }
+                let condition = try compile(predicate, inner)
+                filtered = .rows(RowSource(
+                    scope: rows.scope, conditions: rows.conditions + (condition.sql == "1" ? [] : [condition.sql]),
+                    element: rows.element, order: rows.order))
+            case .scalar, .object:
+                // One member (none when NULL at run time): rows of a FROM-less SELECT.
+                var inner = context
+                inner.variables[variable] = source
+                if case .object = source { inner.subject = source }
+                let condition = try compile(predicate, inner)
+                var conditions = [condition.sql]
+                if case .scalar(let scalar) = source, scalar.nullable { conditions.insert("\(scalar.sql) IS NOT NULL", at: 0) }
+                if case .object(let object) = source, object.nullable { conditions.insert("\(object.pk) IS NOT NULL", at: 0) }
+                filtered = .rows(RowSource(scope: QueryScope(), conditions: conditions, element: source, order: []))
+            case .list:
+                throw Unsupported(reason: "SUBQUERY over an array")
+            }
+            return try walk(filtered, path[...])
+        }
+    }
+
+    /// A constant as a shape: objects are values whose keys cannot be followed, as in memory.
+    mutating func lift(_ constant: PredicateValue) -> Shape {
+        switch constant {
+        case .null:
+            return .null
+        case .array(let values):
+            return .list(values.map { lift($0) })
+        case .object(let id):
+            return .object(ObjectSQL(
+                pk: bind(.integer(id.primaryKey ?? Int64.max)), entity: bind(.text(id.entityName)), staticEntity: id.entityName,
+                alias: nil, table: nil, scope: nil, nullable: false, constant: id))
+        default:
+            return .scalar(ScalarSQL(sql: bind(ValueCodec.encode(constant)), kind: ValueKind(constant)!, nullable: false, constant: constant))
+        }
+    }
+
+    /// The evaluator's `walk`: follows a key path from a shape.
+    mutating func walk(_ start: Shape, _ path: ArraySlice<String>) throws(Unsupported) -> Shape {
+        guard let key = path.first else { return start }
+        let rest = path.dropFirst()
+        if key.hasPrefix("@") {
+            return try aggregate(key, start, rest)
+        }
+        switch start {
+        case .null, .scalar:
+            return .null
+        case .object(let object):
+            guard let alias = object.alias, let table = object.table, let scope = object.scope else { return .null }
+            if let (owner, relationship) = relationship(key, in: table) {
+                if relationship.isToMany {
+                    return try walk(.rows(members(of: object, owner: owner, relationship)), rest)
+                }
+                return try walk(.object(toOne(object, alias: alias, scope: scope, relationship)), rest)
+            }
+            if key == "self" || key == "SELF" { return try walk(start, rest) }
+            if let column = table.column(key), case .attribute(let type) = column.role {
+                return try walk(.scalar(ScalarSQL(sql: "\(alias).\(quoted(key))", kind: ValueKind(type), nullable: true)), rest)
+            }
+            return .null
+        case .rows(let rows):
+            let mapped = try walk(rows.element, path)
+            switch mapped {
+            case .rows(let inner):
+                guard let owner = inner.nullWhenNil else {
+                    let leftover = rows.scope.absorb(inner.scope, on: inner.conditions)
+                    return .rows(RowSource(
+                        scope: rows.scope, conditions: rows.conditions + leftover, element: inner.element, order: rows.order + inner.order,
+                        nullWhenNil: rows.nullWhenNil, presence: inner.presence))
+                }
+                // A member whose path stops at a nil object adds one nil element (the
+                // evaluator's walk returns nil for it), not none: outer-join the inner rows.
+                guard !rows.scope.isEmpty, let presence = inner.presence else {
+                    throw Unsupported(reason: "a collection through a nil-able relationship of a single value")
+                }
+                _ = rows.scope.absorb(inner.scope, on: inner.conditions, outer: true)
+                var element = inner.element
+                if case .object(var object) = element {
+                    object.nullable = true
+                    element = .object(object)
+                }
+                return .rows(RowSource(
+                    scope: rows.scope, conditions: rows.conditions + ["(\(owner) IS NULL OR \(presence) IS NOT NULL)"], element: element,
+                    order: rows.order + inner.order, nullWhenNil: rows.nullWhenNil, presence: presence))
+            case .list:
+                throw Unsupported(reason: "a collection of arrays")
+            default:
+                return .rows(RowSource(
+                    scope: rows.scope, conditions: rows.conditions, element: mapped, order: rows.order,
+                    nullWhenNil: rows.nullWhenNil, presence: rows.presence))
+            }
+        case .list(let members):
+            var result: [Shape] = []
+            for member in members {
+                let value = try walk(member, path)
+                switch value {
+                case .list(let nested): result += nested
+                case .rows: throw Unsupported(reason: "an array of to-many key paths")
+                default: result.append(value)
+                }
+            }
+            return .list(result)
+        }
+    }
+
+    /// The relationship `key` of some entity of a table's hierarchy, and that entity.
+    func relationship(_ key: String, in table: TableLayout) -> (String, RelationshipDescription)? {
+        for name in table.entityNames {
+            if let relationship = layout.schema.entity(named: name)?.relationship(named: key) { return (name, relationship) }
+        }
+        return nil
+    }
+
+    /// The destination of a to-one relationship: a LEFT JOIN, so that nil and dangling
+    /// references both read as no object, as in memory.
+    mutating func toOne(_ object: ObjectSQL, alias: String, scope: QueryScope, _ relationship: RelationshipDescription) -> ObjectSQL {
+        let root = layout.schema.entity(named: relationship.destination)?.rootName ?? relationship.destination
+        let table = layout.table(forRoot: root)!
+        let key = "\(alias).\(relationship.name)"
+        let joined: String
+        if let existing = scope.joinAlias(key) {
+            joined = existing
+        } else {
+            joined = self.alias("j")
+            scope.addJoin(key: key, table: "\(quoted(root)) AS \(joined)", alias: joined, on: "\(joined).\"_pk\" = \(alias).\(quoted(relationship.name))")
+        }
+        return ObjectSQL(
+            pk: "\(joined).\"_pk\"", entity: table.hasEntityColumn ? "\(joined).\"_entity\"" : literal(root),
+            staticEntity: table.hasEntityColumn ? nil : root, alias: joined, table: table, scope: scope.resolved,
+            nullable: true, constant: nil)
+    }
+
+    /// The members of a to-many relationship of an object, as rows of a correlated subquery.
+    mutating func members(of object: ObjectSQL, owner: String, _ relationship: RelationshipDescription) throws(Unsupported) -> RowSource {
+        guard let storage = layout.entities[owner]?.toMany[relationship.name] else {
+            throw Unsupported(reason: "the relationship \(owner).\(relationship.name) has no storage in this store")
+        }
+        switch storage {
+        case .foreignKey(let tableName, let column, let orderColumn, let filter):
+            let table = layout.table(forRoot: tableName)!
+            let member = alias("m")
+            let scope = QueryScope(table: "\(quoted(tableName)) AS \(member)")
+            var conditions = ["\(member).\(quoted(column)) = \(object.pk)"]
+            if let filter {
+                var names: [String] = []
+                for name in filter { names.append(bind(.text(name))) }
+                conditions.append("\(member).\"_entity\" IN (\(names.joined(separator: ", ")))")
+            }
+            var order = ["\(member).\"_pk\""]
+            if let orderColumn { order.insert("\(member).\(quoted(orderColumn))", at: 0) }
+            return RowSource(
+                scope: scope, conditions: conditions, element: .object(subject(table: table, alias: member, scope: scope)), order: order,
+                nullWhenNil: object.nullable ? object.pk : nil, presence: "\(member).\"_pk\"")
+        case .joinTable(let tableName, let own, let other, let orderColumn, let otherRoot):
+            let table = layout.table(forRoot: otherRoot)!
+            let link = alias("l")
+            let member = alias("m")
+            let scope = QueryScope(table: "\(quoted(tableName)) AS \(link)")
+            _ = scope.absorb(QueryScope(table: "\(quoted(otherRoot)) AS \(member)"), on: ["\(member).\"_pk\" = \(link).\(quoted(other))"])
+            var order = ["\(link).\(quoted(other))"]
+            if let orderColumn { order.insert("\(link).\(quoted(orderColumn))", at: 0) }
+            return RowSource(
+                scope: scope, conditions: ["\(link).\(quoted(own)) = \(object.pk)"],
+                element: .object(subject(table: table, alias: member, scope: scope)), order: order,
+                nullWhenNil: object.nullable ? object.pk : nil, presence: "\(member).\"_pk\"")
+        }
+    }
+
+    /// The evaluator's `aggregate`: `@count`, `@sum`, `@avg`, `@min`, `@max` of the elements of
+    /// `start`, each followed by `rest` (for all but `@count`).
+    mutating func aggregate(_ key: String, _ start: Shape, _ rest: ArraySlice<String>) throws(Unsupported) -> Shape {
+        if key == "@count" {
+            let count: ScalarSQL
+            switch start {
+            case .null:
+                count = ScalarSQL(sql: "0", kind: .integer, nullable: false, constant: .integer(0))
+            case .scalar(let scalar):
+                count = scalar.nullable
+                    ? ScalarSQL(sql: "(\(scalar.sql) IS NOT NULL)", kind: .integer, nullable: false)
+                    : ScalarSQL(sql: "1", kind: .integer, nullable: false, constant: .integer(1))
+            case .object(let object):
+                count = object.nullable
+                    ? ScalarSQL(sql: "(\(object.pk) IS NOT NULL)", kind: .integer, nullable: false)
+                    : ScalarSQL(sql: "1", kind: .integer, nullable: false, constant: .integer(1))
+            case .rows(let rows):
+                if let owner = rows.nullWhenNil {
+                    count = ScalarSQL(sql: "CASE WHEN \(owner) IS NULL THEN NULL ELSE (SELECT count(*)\(rows.body())) END", kind: .integer, nullable: true)
+                } else {
+                    count = ScalarSQL(sql: "(SELECT count(*)\(rows.body()))", kind: .integer, nullable: false)
+                }
+            case .list(let members):
+                count = ScalarSQL(sql: "\(members.count)", kind: .integer, nullable: false, constant: .integer(Int64(members.count)))
+            }
+            return try walk(.scalar(count), rest)
+        }
+        guard let operation = SQLFunctions.Aggregate(key) else { return .null }
+        let empty: Shape = operation == .sum
+            ? .scalar(ScalarSQL(sql: "0", kind: .integer, nullable: false, constant: .integer(0)))
+            : .null
+        func call(_ kind: ValueKind, _ value: String) -> String {
+            "strata_aggregate(\(operation.rawValue), \(kind.rawValue), \(value))"
+        }
+        func result(_ sql: String, _ element: ValueKind) -> Shape {
+            switch operation {
+            case .sum: .scalar(ScalarSQL(sql: "coalesce(\(sql), 0)", kind: .number, nullable: false))
+            case .avg: .scalar(ScalarSQL(sql: sql, kind: .double, nullable: true))
+            case .min, .max: .scalar(ScalarSQL(sql: sql, kind: element, nullable: true))
+            }
+        }
+        switch start {
+        case .null:
+            return empty
+        case .scalar, .object:
+            guard case .scalar(let element) = try walk(start, rest) else { return empty }
+            return result("(SELECT \(call(element.kind, element.sql)))", element.kind)
+        case .rows(let rows):
+            guard case .scalar(let element) = try walk(rows.element, rest) else {
+                guard let owner = rows.nullWhenNil, case .scalar(var zero) = empty else { return empty }
+                zero.sql = "CASE WHEN \(owner) IS NULL THEN NULL ELSE 0 END"
+                zero.nullable = true
+                zero.constant = nil
+                return .scalar(zero)
+            }
+            let ordered = rows.order.isEmpty ? "" : " ORDER BY " + rows.order.joined(separator: ", ")
+            let aggregated = result("(SELECT \(call(element.kind, "v")) FROM (SELECT \(element.sql) AS v\(rows.body())\(ordered)))", element.kind)
+            guard let owner = rows.nullWhenNil, case .scalar(var scalar) = aggregated else { return aggregated }
+            scalar.sql = "CASE WHEN \(owner) IS NULL THEN NULL ELSE \(scalar.sql) END"
+            scalar.nullable = true
+            return .scalar(scalar)
+        case .list:
+            throw Unsupported(reason: "\(key) of an array")
+        }
+    }
+}

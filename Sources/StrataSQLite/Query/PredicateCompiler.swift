@@ -1,0 +1,270 @@
+internal import Foundation
+internal import Strata
+
+/// Compiles predicates and sort descriptors into SQL that gives exactly the answers of the
+/// in-memory `PredicateEvaluator` (whose documentation states the rules).
+///
+/// The compiler mirrors the evaluator's structure: expressions become ``Shape``s (a value, an
+/// object, the rows of a collection, a list), key paths are walked the way `walk` walks them,
+/// and `test` and `compare` are reproduced case by case. Three rules keep SQL from drifting:
+///
+/// - Every value is a bound parameter (`?N`); only internal codes are written into the SQL.
+/// - SQL's NULL never leaks: a comparison may be NULL only where NULL and false are the same
+///   (under AND, OR and WHERE); `NOT` and `ALL` first turn it into 0 with `coalesce`.
+/// - Where native SQL could differ from the evaluator in any case (decimals against doubles,
+///   string operators, mixed kinds, `@sum` …), the comparison calls `strata_compare`, which is
+///   the evaluator's own `compare` on the decoded values. Native SQL is used only where it is
+///   provably the same: integers, doubles (with NaN kept as `'NaN'` text and guarded), dates,
+///   binary, UUIDs, and strings through the `strata` collation (Swift's order).
+struct PredicateCompiler {
+    let layout: StoreLayout
+    private(set) var arguments: [SQLValue] = []
+    private var aliasCount = 0
+
+    init(layout: StoreLayout) {
+        self.layout = layout
+    }
+
+    /// Binds a value and returns its parameter.
+    mutating func bind(_ value: SQLValue) -> String {
+        arguments.append(value)
+        return "?\(arguments.count)"
+    }
+
+    mutating func alias(_ prefix: String) -> String {
+        aliasCount += 1
+        return "\(prefix)\(aliasCount)"
+    }
+
+    /// The object a fetch is about: a row of `table` under `alias`.
+    func subject(table: TableLayout, alias: String, scope: QueryScope) -> ObjectSQL {
+        ObjectSQL(
+            pk: "\(alias).\"_pk\"", entity: table.hasEntityColumn ? "\(alias).\"_entity\"" : literal(table.name),
+            staticEntity: table.hasEntityColumn ? nil : table.name, alias: alias, table: table, scope: scope,
+            nullable: false, constant: nil)
+    }
+
+    struct Context {
+        var subject: Shape
+        var variables: [String: Shape]
+    }
+
+    // MARK: - Predicates
+
+    mutating func compile(_ predicate: FetchPredicate, _ context: Context) throws(Unsupported) -> Condition {
+        switch predicate {
+        case .constant(let value):
+            return value ? .true : .false
+        case .and(let predicates):
+            guard !predicates.isEmpty else { return .true }
+            var parts: [Condition] = []
+            for predicate in predicates { parts.append(try compile(predicate, context)) }
+            if parts.count == 1 { return parts[0] }
+            return Condition(sql: "(" + parts.map(\.sql).joined(separator: " AND ") + ")", nullable: parts.contains(where: \.nullable))
+        case .or(let predicates):
+            guard !predicates.isEmpty else { return .false }
+            var parts: [Condition] = []
+            for predicate in predicates { parts.append(try compile(predicate, context)) }
+            if parts.count == 1 { return parts[0] }
+            return Condition(sql: "(" + parts.map(\.sql).joined(separator: " OR ") + ")", nullable: parts.contains(where: \.nullable))
+        case .not(let inner):
+            return not(try compile(inner, context))
+        case .comparison(let comparison):
+            return try compile(comparison, context)
+        }
+    }
+
+    /// 0 where the condition is NULL: AND and OR are monotone, so making the whole of a
+    /// condition strict equals making each comparison in it strict.
+    func strict(_ condition: Condition) -> Condition {
+        condition.nullable ? Condition(sql: "coalesce(\(condition.sql), 0)", nullable: false) : condition
+    }
+
+    func not(_ condition: Condition) -> Condition {
+        switch condition.sql {
+        case "1": return .false
+        case "0": return .true
+        default: return Condition(sql: "NOT \(strict(condition).sql)", nullable: false)
+        }
+    }
+
+    func and(_ parts: [Condition]) -> Condition {
+        let kept = parts.filter { $0.sql != "1" }
+        if kept.contains(where: { $0.sql == "0" }) { return .false }
+        if kept.isEmpty { return .true }
+        if kept.count == 1 { return kept[0] }
+        return Condition(sql: "(" + kept.map(\.sql).joined(separator: " AND ") + ")", nullable: kept.contains(where: \.nullable))
+    }
+
+    func or(_ parts: [Condition]) -> Condition {
+        let kept = parts.filter { $0.sql != "0" }
+        if kept.contains(where: { $0.sql == "1" }) { return .true }
+        if kept.isEmpty { return .false }
+        if kept.count == 1 { return kept[0] }
+        return Condition(sql: "(" + kept.map(\.sql).joined(separator: " OR ") + ")", nullable: kept.contains(where: \.nullable))
+    }
+
+    private mutating func compile(_ comparison: Comparison, _ context: Context) throws(Unsupported) -> Condition {
+        let left = try value(comparison.left, context)
+        let right = try value(comparison.right, context)
+        let op = comparison.op
+        let options = comparison.options
+        switch comparison.modifier {
+        case .any:
+            return try any(left) { (compiler, element) throws(Unsupported) in try compiler.test(element, op, right, options) }
+        case .all:
+            return try all(left) { (compiler, element) throws(Unsupported) in try compiler.test(element, op, right, options) }
+        case .none:
+            return not(try any(left) { (compiler, element) throws(Unsupported) in try compiler.test(element, op, right, options) })
+        case .direct:
+            if left.isCollection && op != .contains {
+                let some = try any(left) { (compiler, element) throws(Unsupported) in try compiler.test(element, op, right, options) }
+                // A to-many key path through a nil object is nil itself, compared as a value.
+                guard case .rows(let rows) = left, let owner = rows.nullWhenNil else { return some }
+                let asNil = try test(.null, op, right, options)
+                return or([and([Condition(sql: "\(owner) IS NULL", nullable: false), asNil]), some])
+            }
+            return try test(left, op, right, options)
+        }
+    }
+
+    typealias ElementTest = (inout PredicateCompiler, Shape) throws(Unsupported) -> Condition
+
+    /// True when some element of `shape` (as the evaluator's `elements(of:)` lists them) passes.
+    mutating func any(_ shape: Shape, _ body: ElementTest) throws(Unsupported) -> Condition {
+        switch shape {
+        case .null:
+            return .false
+        case .rows(let rows):
+            let test = try body(&self, rows.element)
+            if test.sql == "0" { return .false }
+            return Condition(sql: "EXISTS (SELECT 1\(rows.body(test.sql == "1" ? [] : [test.sql])))", nullable: false)
+        case .list(let members):
+            var parts: [Condition] = []
+            for member in members { parts.append(try body(&self, member)) }
+            return or(parts)
+        case .scalar(let scalar):
+            let test = try body(&self, shape)
+            guard scalar.nullable else { return test }
+            return and([Condition(sql: "\(scalar.sql) IS NOT NULL", nullable: false), test])
+        case .object(let object):
+            let test = try body(&self, shape)
+            guard object.nullable else { return test }
+            return and([Condition(sql: "\(object.pk) IS NOT NULL", nullable: false), test])
+        }
+    }
+
+    /// True when every element of `shape` passes (also when there is none).
+    mutating func all(_ shape: Shape, _ body: ElementTest) throws(Unsupported) -> Condition {
+        switch shape {
+        case .null:
+            return .true
+        case .rows(let rows):
+            let test = try body(&self, rows.element)
+            if test.sql == "1" { return .true }
+            return Condition(sql: "NOT EXISTS (SELECT 1\(rows.body([not(test).sql])))", nullable: false)
+        case .list(let members):
+            var parts: [Condition] = []
+            for member in members { parts.append(try body(&self, member)) }
+            return and(parts)
+        case .scalar(let scalar):
+            let test = try body(&self, shape)
+            guard scalar.nullable else { return test }
+            return or([Condition(sql: "\(scalar.sql) IS NULL", nullable: false), test])
+        case .object(let object):
+            let test = try body(&self, shape)
+            guard object.nullable else { return test }
+            return or([Condition(sql: "\(object.pk) IS NULL", nullable: false), test])
+        }
+    }
+
+    /// The evaluator's `test`: collection operators first, then one comparison of two values.
+    mutating func test(_ left: Shape, _ op: ComparisonOperator, _ right: Shape, _ options: ComparisonOptions) throws(Unsupported) -> Condition {
+        switch op {
+        case .in:
+            if case .list(let members) = right {
+                return try equalsAny(left, members, options)
+            }
+            if right.isCollection {
+                return try any(right) { (compiler, member) throws(Unsupported) in try compiler.test(left, .equal, member, options) }
+            }
+            if left.isCollection { return .false }
+            // `needle IN haystack` on two strings is a substring test.
+            return try compare(right, .contains, left, options)
+        case .between:
+            guard case .list(let bounds) = right, bounds.count == 2 else {
+                if case .rows = right { throw Unsupported(reason: "BETWEEN with a to-many key path as its bounds") }
+                return .false
+            }
+            return and([
+                try test(left, .greaterThanOrEqual, bounds[0], options),
+                try test(left, .lessThanOrEqual, bounds[1], options),
+            ])
+        case .contains:
+            if left.isCollection {
+                return try any(left) { (compiler, member) throws(Unsupported) in try compiler.test(member, .equal, right, options) }
+            }
+        default:
+            break
+        }
+        if case .rows(let rows) = right, let owner = rows.nullWhenNil, !left.isCollection {
+            // Through a nil object the right side is nil, not a collection.
+            return and([Condition(sql: "\(owner) IS NULL", nullable: false), try compare(left, op, .null, options)])
+        }
+        if left.isCollection || right.isCollection { return .false }
+        return try compare(left, op, right, options)
+    }
+
+    /// `left == m` for some member `m`: one `IN (…)` for the members SQL can compare natively,
+    /// a comparison each for the rest.
+    mutating func equalsAny(_ left: Shape, _ members: [Shape], _ options: ComparisonOptions) throws(Unsupported) -> Condition {
+        if left.isCollection { return .false }
+        var parts: [Condition] = []
+        var rest: [Shape] = []
+        switch left {
+        case .scalar(let scalar) where scalar.constant == nil:
+            var values: [PredicateValue] = []
+            for member in members {
+                if case .scalar(let constant) = member, let value = constant.constant,
+                   Self.nativeEquality(scalar.kind, ValueKind(value) ?? .object, value, options) {
+                    values.append(value)
+                } else {
+                    rest.append(member)
+                }
+            }
+            if !values.isEmpty {
+                let (sql, collation) = nativeOperand(scalar, options)
+                var placeholders: [String] = []
+                for value in values { placeholders.append(nativeConstant(value, as: scalar.kind, options)) }
+                parts.append(Condition(sql: "\(sql)\(collation) IN (\(placeholders.joined(separator: ", ")))", nullable: true))
+            }
+        case .object(let object) where object.constant == nil:
+            var byEntity: [String: [Int64]] = [:]
+            var order: [String] = []
+            for member in members {
+                if case .object(let constant) = member, let id = constant.constant {
+                    guard let key = id.primaryKey, id.storeIdentifier == storeIdentifier else { continue }
+                    if byEntity[id.entityName] == nil { order.append(id.entityName) }
+                    byEntity[id.entityName, default: []].append(key)
+                } else {
+                    rest.append(member)
+                }
+            }
+            for entity in order {
+                if let known = object.staticEntity, known != entity { continue }
+                var keys: [String] = []
+                for key in byEntity[entity]! { keys.append(bind(.integer(key))) }
+                var condition = "\(object.pk) IN (\(keys.joined(separator: ", ")))"
+                if object.staticEntity == nil { condition = "(\(object.entity) = \(bind(.text(entity))) AND \(condition))" }
+                parts.append(Condition(sql: condition, nullable: true))
+            }
+        default:
+            rest = members
+        }
+        for member in rest { parts.append(try test(left, .equal, member, options)) }
+        return or(parts)
+    }
+
+    /// The identifier of the store whose objects the compiled SQL reads.
+    var storeIdentifier: String = ""
+}

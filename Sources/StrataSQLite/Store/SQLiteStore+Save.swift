@@ -1,0 +1,231 @@
+public import Strata
+
+extension SQLiteStore {
+    /// Saves a changeset in one transaction: all of it, or — on a merge conflict, a broken
+    /// uniqueness constraint or an I/O error — nothing.
+    ///
+    /// Versions are checked first (optimistic locking): a deleted or updated object whose row
+    /// changed since it was read fails with `mergeConflict` naming every such object, unless
+    /// `overwritesConflicts`. Uniqueness is enforced by UNIQUE indexes; when one fires, the
+    /// transaction is rolled back and the violations are listed by a dry run. (If the dry run
+    /// finds none, the index fired on an intermediate state — two objects swapping values — and
+    /// the save is redone with the constrained values cleared first.)
+    public func save(_ changes: StoreChangeset) throws(StrataError) -> [ObjectID: Int64] {
+        guard !changes.isEmpty else { return [:] }
+        return try pool.write { (database) throws(StrataError) -> [ObjectID: Int64] in
+            database.clearLastError()
+            do throws(StrataError) {
+                return try database.transaction(immediate: true) { () throws(StrataError) in
+                    try apply(changes, database, clearingUniqueValues: false)
+                }
+            } catch {
+                guard database.lastErrorCode == Database.constraintUnique else { throw error }
+                let violations = try uniquenessViolations(changes, database)
+                if !violations.isEmpty {
+                    throw StrataError(.validationFailed, "the save would break a uniqueness constraint; nothing was written", failures: violations, file: url?.path)
+                }
+                return try database.transaction(immediate: true) { () throws(StrataError) in
+                    try apply(changes, database, clearingUniqueValues: true)
+                }
+            }
+        }
+    }
+
+    private struct Target {
+        var entity: EntityLayout
+        var key: Int64
+    }
+
+    private func target(_ id: ObjectID) -> Target? {
+        guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey, let entity = layout.entities[id.entityName] else { return nil }
+        return Target(entity: entity, key: key)
+    }
+
+    /// The stored version of an object; nil when no row of its entity has its key.
+    private func storedVersion(_ target: Target, _ database: Database) throws(StrataError) -> Int64? {
+        let table = target.entity.table
+        let sql = "SELECT \"_version\"\(table.hasEntityColumn ? ", \"_entity\"" : "") FROM \(quoted(table.name)) WHERE \"_pk\" = ?"
+        let rows = try database.rows(sql, [.integer(target.key)]) { row in
+            (row.int64(0), table.hasEntityColumn ? row.text(1) : table.name)
+        }
+        guard let (version, entity) = rows.first, entity == target.entity.entity.name else { return nil }
+        return version
+    }
+
+    private static func conflict(_ id: ObjectID, _ stored: Int64, _ read: Int64) -> ValidationFailure {
+        ValidationFailure(
+            code: .conflict, objectID: id, key: nil,
+            message: "changed by another save since it was read (version \(read) read, \(stored) stored)")
+    }
+
+    private func apply(_ changes: StoreChangeset, _ database: Database, clearingUniqueValues: Bool) throws(StrataError) -> [ObjectID: Int64] {
+        var conflicts: [ValidationFailure] = []
+        var versions: [ObjectID: Int64] = [:]
+        var deletions: [Target] = []
+        for (id, version) in changes.deleted {
+            guard let target = target(id), let stored = try storedVersion(target, database) else { continue }
+            if !changes.overwritesConflicts && stored != version { conflicts.append(Self.conflict(id, stored, version)) }
+            deletions.append(target)
+        }
+        var updates: [(StoreRecord, Target)] = []
+        for record in changes.updated {
+            let id = record.objectID
+            guard let target = target(id), let stored = try storedVersion(target, database) else {
+                conflicts.append(ValidationFailure(code: .conflict, objectID: id, key: nil, message: "the object was deleted from the store since it was read"))
+                continue
+            }
+            if !changes.overwritesConflicts && stored != record.version { conflicts.append(Self.conflict(id, stored, record.version)) }
+            versions[id] = stored + 1
+            updates.append((record, target))
+        }
+        guard conflicts.isEmpty else {
+            throw StrataError(.mergeConflict, "the save would overwrite changes another context saved since these objects were read", failures: conflicts, file: url?.path)
+        }
+
+        for deletion in deletions {
+            let root = deletion.entity.rootName
+            try database.run("DELETE FROM \(quoted(root)) WHERE \"_pk\" = ?", [.integer(deletion.key)])
+            for join in layout.joinTables {
+                if join.sourceRoot == root { try database.run("DELETE FROM \(quoted(join.name)) WHERE \"source\" = ?", [.integer(deletion.key)]) }
+                if join.destinationRoot == root { try database.run("DELETE FROM \(quoted(join.name)) WHERE \"destination\" = ?", [.integer(deletion.key)]) }
+            }
+        }
+
+        if clearingUniqueValues {
+            for (_, target) in updates {
+                let columns = uniqueColumns(of: target.entity)
+                guard !columns.isEmpty else { continue }
+                let sql = "UPDATE \(quoted(target.entity.rootName)) SET \(columns.map { "\(quoted($0)) = NULL" }.joined(separator: ", ")) WHERE \"_pk\" = ?"
+                try database.run(sql, [.integer(target.key)])
+            }
+        }
+        for (record, target) in updates {
+            var arguments = values(of: record, target.entity)
+            arguments.append(.integer(versions[record.objectID]!))
+            arguments.append(.integer(target.key))
+            try database.run(target.entity.updateSQL, arguments)
+        }
+
+        var highestKeys: [String: Int64] = [:]
+        var inserts: [(StoreRecord, Target)] = []
+        for record in changes.inserted {
+            guard let target = target(record.objectID) else {
+                throw StrataError(.invalidObjectID, "\(record.objectID) cannot be inserted into this SQLite store: it has another store's or a temporary ID, or an entity the store does not hold", file: url?.path)
+            }
+            var arguments: [SQLValue] = [.integer(target.key)]
+            if target.entity.table.hasEntityColumn { arguments.append(.text(target.entity.entity.name)) }
+            arguments.append(.integer(1))
+            arguments += values(of: record, target.entity)
+            do {
+                try database.run(target.entity.insertSQL, arguments)
+            } catch {
+                if database.lastErrorCode == Database.constraintPrimaryKey {
+                    throw StrataError(.validationFailed, "an object with primary key \(target.key) already exists in the '\(target.entity.rootName)' hierarchy", file: url?.path)
+                }
+                throw error
+            }
+            versions[record.objectID] = 1
+            highestKeys[target.entity.rootName] = max(highestKeys[target.entity.rootName] ?? 0, target.key)
+            inserts.append((record, target))
+        }
+
+        var saved: [ObjectID: StoreRecord] = [:]
+        for (record, _) in inserts + updates { saved[record.objectID] = record }
+        for (record, target) in inserts { try writeToMany(record, target, inserted: true, saved, database) }
+        for (record, target) in updates { try writeToMany(record, target, inserted: false, saved, database) }
+
+        for (root, key) in highestKeys {
+            try database.run("UPDATE \"strata_keys\" SET \"last\" = max(\"last\", ?1) WHERE \"entity\" = ?2", [.integer(key), .text(root)])
+        }
+        return versions
+    }
+
+    /// The values of ``EntityLayout/writtenColumns`` for a record.
+    private func values(of record: StoreRecord, _ entity: EntityLayout) -> [SQLValue] {
+        entity.writtenColumns.map { column in
+            switch column.role {
+            case .attribute:
+                return ValueCodec.encode(record.attributes[column.name])
+            case .toOne:
+                return record.toOne[column.name]?.primaryKey.map { .integer($0) } ?? .null
+            case .toOneEntity(let relationship):
+                return record.toOne[relationship].map { .text($0.entityName) } ?? .null
+            case .order:
+                return .null
+            }
+        }
+    }
+
+    /// The columns of an entity's uniqueness constraints (its own and its ancestors').
+    private func uniqueColumns(of entity: EntityLayout) -> [String] {
+        var columns: [String] = []
+        for name in [entity.entity.name] + entity.entity.ancestorNames {
+            for constraint in layout.schema.entity(named: name)?.uniquenessConstraints ?? [] {
+                for column in constraint where !columns.contains(column) { columns.append(column) }
+            }
+        }
+        return columns
+    }
+
+    /// Writes the members of every to-many relationship the record carries (not the lazy ones),
+    /// changing only the rows that differ from what is stored.
+    private func writeToMany(_ record: StoreRecord, _ target: Target, inserted: Bool, _ saved: [ObjectID: StoreRecord], _ database: Database) throws(StrataError) {
+        let owner = SQLValue.integer(target.key)
+        for relationship in target.entity.entity.relationships where relationship.isToMany && !record.lazyToMany.contains(relationship.name) {
+            guard let storage = target.entity.toMany[relationship.name] else { continue }
+            let members = (record.toMany[relationship.name] ?? []).compactMap { $0.primaryKey }
+            switch storage {
+            case .foreignKey(let tableName, let column, let orderColumn, let filter):
+                let table = layout.tables[tableName]!
+                let entityColumn = table.column("_\(column)_entity")?.name
+                var previous: Set<Int64> = []
+                if !inserted {
+                    var sql = "SELECT \"_pk\" FROM \(quoted(tableName)) WHERE \(quoted(column)) = ?1"
+                    if let filter { sql += " AND \"_entity\" IN (\(filter.map(literal).joined(separator: ", ")))" }
+                    previous = Set(try database.rows(sql, [owner]) { $0.int64(0) })
+                    let kept = Set(members)
+                    var clear = [column] + (entityColumn.map { [$0] } ?? [])
+                    if let orderColumn { clear.append(orderColumn) }
+                    let sql2 = "UPDATE \(quoted(tableName)) SET \(clear.map { "\(quoted($0)) = NULL" }.joined(separator: ", ")) WHERE \"_pk\" = ?1 AND \(quoted(column)) = ?2"
+                    for key in previous.sorted() where !kept.contains(key) { try database.run(sql2, [.integer(key), owner]) }
+                }
+                var assignments = ["\(quoted(column)) = ?2"]
+                if let entityColumn { assignments.append("\(quoted(entityColumn)) = ?3") }
+                if let orderColumn { assignments.append("\(quoted(orderColumn)) = ?4") }
+                let sql = "UPDATE \(quoted(tableName)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ?1"
+                let memberIDs = record.toMany[relationship.name] ?? []
+                for (position, member) in memberIDs.enumerated() {
+                    guard let key = member.primaryKey else { continue }
+                    if orderColumn == nil {
+                        if previous.contains(key) { continue }
+                        // The member's own row, written in this save, already points here.
+                        if let own = saved[member], own.toOne[column] == record.objectID { continue }
+                    }
+                    var arguments: [SQLValue] = [.integer(key), owner]
+                    if entityColumn != nil { arguments.append(.text(record.objectID.entityName)) }
+                    if orderColumn != nil {
+                        if entityColumn == nil { arguments.append(.null) }
+                        arguments.append(.integer(Int64(position)))
+                    }
+                    try database.run(sql, arguments)
+                }
+            case .joinTable(let tableName, let own, let other, let orderColumn, _):
+                var previous: Set<Int64> = []
+                if !inserted {
+                    previous = Set(try database.rows("SELECT \(quoted(other)) FROM \(quoted(tableName)) WHERE \(quoted(own)) = ?1", [owner]) { $0.int64(0) })
+                    let kept = Set(members)
+                    for key in previous.sorted() where !kept.contains(key) {
+                        try database.run("DELETE FROM \(quoted(tableName)) WHERE \(quoted(own)) = ?1 AND \(quoted(other)) = ?2", [owner, .integer(key)])
+                    }
+                }
+                if let orderColumn {
+                    let sql = "INSERT INTO \(quoted(tableName)) (\(quoted(own)), \(quoted(other)), \(quoted(orderColumn))) VALUES (?1, ?2, ?3) ON CONFLICT (\"source\", \"destination\") DO UPDATE SET \(quoted(orderColumn)) = excluded.\(quoted(orderColumn))"
+                    for (position, key) in members.enumerated() { try database.run(sql, [owner, .integer(key), .integer(Int64(position))]) }
+                } else {
+                    let sql = "INSERT INTO \(quoted(tableName)) (\(quoted(own)), \(quoted(other))) VALUES (?1, ?2) ON CONFLICT (\"source\", \"destination\") DO NOTHING"
+                    for key in members where !previous.contains(key) { try database.run(sql, [owner, .integer(key)]) }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+internal import CSQLite
+internal import Foundation
+internal import Strata
+
+/// Checks a database file before a store touches it, and reads and writes `strata_metadata`.
+///
+/// A file is checked without writing to it: its header is read as bytes, then it is opened
+/// read-only. A file that is not SQLite, is truncated, or is SQLite but not a Strata store is
+/// refused with an error that names it, and left as it was.
+enum StoreFile {
+    /// The 16 bytes every SQLite 3 database starts with (https://sqlite.org/fileformat.html).
+    static let header = Data("SQLite format 3\0".utf8)
+
+    /// The current layout version, kept in `strata_metadata` under `layoutVersion`.
+    static let layoutVersion = "1"
+
+    enum Key {
+        static let storeIdentifier = "storeIdentifier"
+        static let storeType = "storeType"
+        static let modelName = "modelName"
+        static let modelVersionHash = "modelVersionHash"
+        static let entityVersionHashes = "entityVersionHashes"
+        static let schema = "schema"
+        static let layoutVersion = "layoutVersion"
+        static let customPrefix = "custom."
+    }
+
+    /// Checks the file's header and size: a SQLite database, not cut short.
+    static func checkHeader(_ url: URL) throws(StrataError) {
+        let path = url.path
+        let bytes: Data
+        let size: Int
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            bytes = try handle.read(upToCount: 100) ?? Data()
+            size = Int(try handle.seekToEnd())
+        } catch {
+            throw StrataError(.storeIO, "cannot read the file: \(error.localizedDescription)", file: path)
+        }
+        guard bytes.count >= header.count, bytes.prefix(header.count) == header else {
+            throw StrataError(.corruptStore, bytes.isEmpty
+                ? "the file is empty; it is not a SQLite database. Remove it, or point the store at another path"
+                : "the file is not a SQLite database (it does not start with \"SQLite format 3\"); it may be a store of another type — open it with that type", file: path)
+        }
+        guard bytes.count == 100 else {
+            throw StrataError(.corruptStore, "the SQLite database is truncated: the file has \(size) bytes, less than its 100-byte header", file: path)
+        }
+        let b = [UInt8](bytes)
+        let rawPageSize = Int(b[16]) << 8 | Int(b[17])
+        let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
+        let pageCount = Int(b[28]) << 24 | Int(b[29]) << 16 | Int(b[30]) << 8 | Int(b[31])
+        let changeCounter = b[24...27]
+        let validFor = b[92...95]
+        // The page count in the header is valid when the two counters agree (file format §1.3.9).
+        if changeCounter.elementsEqual(validFor), pageSize >= 512, pageCount > 0, size < pageSize * pageCount {
+            throw StrataError(.corruptStore, "the SQLite database is truncated: its header says \(pageCount) pages of \(pageSize) bytes (\(pageSize * pageCount) bytes), but the file has only \(size) bytes. Restore it from a backup", file: path)
+        }
+    }
+
+    /// Opens the file read-only, checks it is a Strata store, and reads its metadata.
+    static func readMetadata(_ url: URL) throws(StrataError) -> StoreMetadata {
+        try checkHeader(url)
+        let database = try Database(path: url.path, mode: .init(readOnly: true, create: false))
+        return try readMetadata(database)
+    }
+
+    static func readMetadata(_ database: Database) throws(StrataError) -> StoreMetadata {
+        let hasTable: SQLValue?
+        do {
+            hasTable = try database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'strata_metadata'")
+        } catch {
+            throw StrataError(.corruptStore, "the file is damaged or not a SQLite database: \(error.message)", file: database.path)
+        }
+        guard hasTable == .integer(1) else {
+            throw StrataError(.corruptStore, "the file is a SQLite database but not a Strata store: it has no strata_metadata table. Open a store Strata wrote, or point the store at a new file", file: database.path)
+        }
+        var values: [String: String] = [:]
+        do {
+            for (key, value) in try database.rows("SELECT \"key\", \"value\" FROM \"strata_metadata\"", [], { ($0.text(0), $0.text(1)) }) {
+                values[key] = value
+            }
+        } catch {
+            throw StrataError(.corruptStore, "the Strata metadata cannot be read: \(error.message)", file: database.path)
+        }
+        func required(_ key: String) throws(StrataError) -> String {
+            guard let value = values[key] else {
+                throw StrataError(.corruptStore, "the Strata metadata has no '\(key)'; the store is damaged", file: database.path)
+            }
+            return value
+        }
+        let hashesJSON = try required(Key.entityVersionHashes)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(hashesJSON.utf8)), let hashes = object as? [String: String] else {
+            throw StrataError(.corruptStore, "the Strata metadata's entityVersionHashes is not a JSON object of strings; the store is damaged", file: database.path)
+        }
+        var custom: [String: String] = [:]
+        for (key, value) in values where key.hasPrefix(Key.customPrefix) {
+            custom[String(key.dropFirst(Key.customPrefix.count))] = value
+        }
+        return StoreMetadata(
+            storeIdentifier: try required(Key.storeIdentifier), storeType: StoreType(rawValue: try required(Key.storeType)),
+            modelName: try required(Key.modelName), modelVersionHash: try required(Key.modelVersionHash),
+            entityVersionHashes: hashes, schemaJSON: try required(Key.schema), custom: custom)
+    }
+
+    /// The rows of `strata_metadata` for `metadata`.
+    static func rows(_ metadata: StoreMetadata) -> [(String, String)] {
+        let hashes = (try? JSONSerialization.data(withJSONObject: metadata.entityVersionHashes, options: [.sortedKeys]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        var rows: [(String, String)] = [
+            (Key.storeIdentifier, metadata.storeIdentifier),
+            (Key.storeType, metadata.storeType.rawValue),
+            (Key.modelName, metadata.modelName),
+            (Key.modelVersionHash, metadata.modelVersionHash),
+            (Key.entityVersionHashes, hashes),
+            (Key.schema, metadata.schemaJSON),
+            (Key.layoutVersion, layoutVersion),
+        ]
+        for key in metadata.custom.keys.sorted() { rows.append((Key.customPrefix + key, metadata.custom[key]!)) }
+        return rows
+    }
+
+    /// Replaces the custom keys of `strata_metadata`.
+    static func writeCustom(_ custom: [String: String], _ database: Database) throws(StrataError) {
+        try database.run("DELETE FROM \"strata_metadata\" WHERE substr(\"key\", 1, \(Key.customPrefix.count)) = ?", [.text(Key.customPrefix)])
+        for key in custom.keys.sorted() {
+            try database.run("INSERT INTO \"strata_metadata\" (\"key\", \"value\") VALUES (?, ?)", [.text(Key.customPrefix + key), .text(custom[key]!)])
+        }
+    }
+}

@@ -1,3 +1,0 @@
-internal import CSQLite
-
-func strataSQLiteVersion() -> String { String(cString: sqlite3_libversion()) }

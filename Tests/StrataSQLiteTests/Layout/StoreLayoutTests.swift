@@ -1,0 +1,141 @@
+import Foundation
+import Strata
+import Testing
+@testable import StrataSQLite
+
+/// The file layout, as a person with the sqlite3 shell sees it.
+@Suite struct StoreLayoutTests {
+    /// Rows as text, columns in the order of the SELECT (named c0, c1, … by the caller).
+    func rows(_ store: SQLiteStore, _ sql: String) throws -> [[String]] {
+        try store.rawQuery(sql, []).map { row in
+            row.keys.sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }.map { key in
+                switch row[key]! {
+                case nil: "NULL"
+                case .string(let s)?: s
+                case .integer(let i)?: String(i)
+                case let value?: value.description
+                }
+            }
+        }
+    }
+
+    func columns(_ store: SQLiteStore, _ table: String) throws -> [String] {
+        try store.rawQuery("SELECT name, type, pk FROM pragma_table_info(?) ORDER BY cid", [.string(table)]).map { row in
+            guard case .string(let name)?? = row["name"], case .string(let type)?? = row["type"], case .integer(let pk)?? = row["pk"] else { return "?" }
+            return pk > 0 ? "\(name) \(type) pk" : "\(name) \(type)"
+        }
+    }
+
+    func names(_ store: SQLiteStore, _ type: String) throws -> [String] {
+        try store.rawQuery("SELECT name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%' ORDER BY name", [.string(type)]).map { row in
+            guard case .string(let name)?? = row["name"] else { return "?" }
+            return name
+        }
+    }
+
+    func sql(_ store: SQLiteStore, _ name: String) throws -> String {
+        guard case .string(let sql)?? = try store.rawQuery("SELECT sql FROM sqlite_master WHERE name = ?", [.string(name)]).first?["sql"] else { return "" }
+        return sql
+    }
+
+    @Test func todoListTablesColumnsAndIndexes() throws {
+        let store = try SQLiteStore(url: nil, schema: try Fixtures.schema("TodoList"))
+        #expect(try names(store, "table") == ["Location", "Tag", "Tag_todos", "Todo", "strata_keys", "strata_metadata"])
+        #expect(try columns(store, "Todo") == [
+            "_pk INTEGER pk", "_version INTEGER", "title TEXT", "createdAt REAL", "priority INTEGER", "done INTEGER", "notes TEXT", "location INTEGER",
+        ])
+        #expect(try columns(store, "Location") == ["_pk INTEGER pk", "_version INTEGER", "name TEXT", "latitude ANY", "longitude ANY"])
+        #expect(try columns(store, "Tag") == ["_pk INTEGER pk", "_version INTEGER", "name TEXT"])
+        #expect(try columns(store, "Tag_todos") == ["source INTEGER pk", "destination INTEGER pk"])
+        #expect(try columns(store, "strata_metadata") == ["key TEXT pk", "value TEXT"])
+        #expect(try columns(store, "strata_keys") == ["entity TEXT pk", "last INTEGER"])
+        #expect(try names(store, "index") == ["index_Tag_todos_destination", "index_Todo_createdAt", "index_Todo_location", "unique_Tag_name", "unique_Todo_title"])
+        #expect(try sql(store, "unique_Todo_title") == "CREATE UNIQUE INDEX \"unique_Todo_title\" ON \"Todo\" (\"title\" COLLATE strata)")
+        #expect(try sql(store, "index_Todo_createdAt") == "CREATE INDEX \"index_Todo_createdAt\" ON \"Todo\" (\"createdAt\")")
+        #expect(try sql(store, "Todo").hasSuffix(") STRICT"))
+        #expect(try sql(store, "Tag_todos").hasSuffix(") STRICT, WITHOUT ROWID"))
+    }
+
+    @Test func hierarchiesOrderedRelationshipsAndPartialUniqueIndexes() throws {
+        let store = try SQLiteStore(url: nil, schema: try Fixtures.schema("KitchenSink"))
+        #expect(try names(store, "table") == [
+            "Album", "Album_photos", "Asset", "Asset_tags", "Owner", "Owner_friends", "Product", "Profile", "Tag", "strata_keys", "strata_metadata",
+        ])
+        #expect(try columns(store, "Asset") == [
+            "_pk INTEGER pk", "_entity TEXT", "_version INTEGER", "title TEXT", "createdAt REAL", "pageCount INTEGER", "body BLOB",
+            "dpi INTEGER", "ocrText TEXT", "width INTEGER", "height INTEGER", "image BLOB", "takenAt REAL", "owner INTEGER",
+        ])
+        #expect(try columns(store, "Product") == [
+            "_pk INTEGER pk", "_version INTEGER", "name TEXT", "stock INTEGER", "views INTEGER", "serial INTEGER", "price TEXT",
+            "score ANY", "reach ANY", "weight ANY", "ratio ANY", "available INTEGER", "releaseDate REAL", "thumbnail BLOB",
+            "batch TEXT", "homepage TEXT", "dimensions BLOB", "notes TEXT", "replacement INTEGER",
+        ])
+        // One-to-one: a foreign key on both sides.
+        #expect(try columns(store, "Profile") == ["_pk INTEGER pk", "_version INTEGER", "bio TEXT", "avatar BLOB", "owner INTEGER"])
+        #expect(try columns(store, "Owner") == ["_pk INTEGER pk", "_version INTEGER", "name TEXT", "email TEXT", "joinedAt REAL", "profile INTEGER"])
+        #expect(try columns(store, "Album_photos") == ["source INTEGER pk", "destination INTEGER pk", "source_order INTEGER"])
+        #expect(try columns(store, "Owner_friends") == ["source INTEGER pk", "destination INTEGER pk"])
+        #expect(try sql(store, "unique_Document_owner_title")
+            == "CREATE UNIQUE INDEX \"unique_Document_owner_title\" ON \"Asset\" (\"owner\", \"title\" COLLATE strata) WHERE \"_entity\" IN ('Document', 'ScannedDocument')")
+        #expect(try sql(store, "index_Product_byReleaseDateNewestFirst")
+            == "CREATE INDEX \"index_Product_byReleaseDateNewestFirst\" ON \"Product\" (\"releaseDate\" DESC, \"name\" COLLATE strata)")
+        #expect(try sql(store, "index_Asset_byOwnerNewestFirst") == "CREATE INDEX \"index_Asset_byOwnerNewestFirst\" ON \"Asset\" (\"owner\", \"createdAt\" DESC)")
+        #expect(try names(store, "index").contains("index_Asset__entity"))
+    }
+
+    @Test func foreignKeysToHierarchiesKeepTheEntityAndOrderedOneToManyKeepsAnOrderColumn() throws {
+        let store = try SQLiteStore(url: nil, schema: try Fixtures.library())
+        #expect(try names(store, "table") == ["Item", "Item_related", "Item_tags", "Owner", "Part", "Tag", "strata_keys", "strata_metadata"])
+        #expect(try columns(store, "Part") == [
+            "_pk INTEGER pk", "_version INTEGER", "label TEXT", "size INTEGER", "cost TEXT", "item INTEGER", "_item_entity TEXT", "_item_order INTEGER",
+        ])
+        #expect(try columns(store, "Item").suffix(4) == ["extra TEXT", "owner INTEGER", "next INTEGER", "_next_entity TEXT"])
+    }
+
+    @Test func metadataAndKeySequencesAreTables() throws {
+        let schema = try Fixtures.schema("TodoList")
+        let store = try SQLiteStore(url: nil, schema: schema)
+        let metadata = try rows(store, "SELECT key AS c0, value AS c1 FROM strata_metadata ORDER BY key")
+        #expect(metadata.map { $0[0] } == ["entityVersionHashes", "layoutVersion", "modelName", "modelVersionHash", "schema", "storeIdentifier", "storeType"])
+        let values = Dictionary(uniqueKeysWithValues: metadata.map { ($0[0], $0[1]) })
+        #expect(values["modelName"] == "TodoList")
+        #expect(values["modelVersionHash"] == schema.versionHash)
+        #expect(values["schema"] == schema.jsonString)
+        #expect(values["storeType"] == "sqlite")
+        #expect(values["storeIdentifier"] == store.metadata.storeIdentifier)
+        let hashes = try JSONSerialization.jsonObject(with: Data(values["entityVersionHashes"]!.utf8)) as? [String: String]
+        #expect(hashes == schema.entityVersionHashes)
+        #expect(try rows(store, "SELECT entity AS c0, last AS c1 FROM strata_keys ORDER BY entity") == [["Location", "0"], ["Tag", "0"], ["Todo", "0"]])
+        #expect(try store.allocatePrimaryKeys(rootEntity: "Todo", count: 3) == [1, 2, 3])
+        #expect(try rows(store, "SELECT last FROM strata_keys WHERE entity = 'Todo'") == [["3"]])
+    }
+
+    @Test func savedObjectsAreReadableWithPlainSQL() throws {
+        let coordinator = PersistentStoreCoordinator(schema: try Fixtures.schema("TodoList"), storeTypes: .withSQLite)
+        let store = try #require(try coordinator.addStore(StoreDescription(type: .sqlite)) as? SQLiteStore)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let todo = try context.insertObject(entityName: "Todo")
+        todo["title"] = "Buy milk"
+        todo["createdAt"] = Date(timeIntervalSinceReferenceDate: 1.5)
+        todo["priority"] = Int64(3)
+        let tag = try context.insertObject(entityName: "Tag")
+        tag["name"] = "home"
+        todo.addObject(tag, forKey: "tags")
+        try context.save()
+        #expect(try rows(store, "SELECT _pk AS c0, _version AS c1, title AS c2, createdAt AS c3, priority AS c4, done AS c5, notes AS c6, location AS c7 FROM Todo") == [["1", "1", "Buy milk", "1.5", "3", "0", "NULL", "NULL"]])
+        #expect(try rows(store, "SELECT source AS c0, destination AS c1 FROM Tag_todos") == [["1", "1"]])
+    }
+
+    @Test func aModelTheLayoutCannotHoldIsRefusedWithReasons() throws {
+        let schema = try Fixtures.schema(json: """
+        { "name": "Clash", "entities": [
+          { "name": "Shape", "abstract": true, "attributes": [] },
+          { "name": "Circle", "parent": "Shape", "attributes": [ { "name": "size", "type": "double" } ] },
+          { "name": "Square", "parent": "Shape", "attributes": [ { "name": "size", "type": "string" } ] } ] }
+        """)
+        let reasons = SQLiteStoreFactory().unsupportedFeatures(of: schema, configurationName: nil)
+        #expect(reasons == ["entities 'Circle' and 'Square' share the table 'Shape' and both have a property 'size', stored differently (attribute of type double and attribute of type string); rename one"])
+        let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: .withSQLite)
+        #expect(throws: StrataError.self) { try coordinator.addStore(StoreDescription(type: .sqlite)) }
+    }
+}

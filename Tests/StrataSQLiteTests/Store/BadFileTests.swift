@@ -1,0 +1,139 @@
+import Foundation
+import Strata
+import Testing
+@testable import StrataSQLite
+
+/// Files that are not (good) Strata stores are refused with a clear error, and left untouched.
+@Suite struct BadFileTests {
+    /// Opens `url` with `schema` and returns the error, after checking the file's bytes did not change.
+    func openingFails(_ url: URL, _ schema: Schema) throws -> StrataError {
+        let before = try bytes(of: url)
+        let caught = #expect(throws: StrataError.self) { try SQLiteStore(url: url, schema: schema) }
+        #expect(try bytes(of: url) == before, "the file was modified")
+        return try #require(caught)
+    }
+
+    func makeStore(_ url: URL, _ schema: Schema, objects: Int = 50) throws {
+        let store = try SQLiteStore(url: url, schema: schema)
+        let keys = try store.allocatePrimaryKeys(rootEntity: "Person", count: objects)
+        _ = try store.save(StoreChangeset(inserted: keys.map { key in
+            StoreRecord(
+                objectID: ObjectID(entityName: "Person", storeIdentifier: store.metadata.storeIdentifier, primaryKey: key),
+                attributes: ["firstName": .string(String(repeating: "x", count: 500)), "lastName": .string("\(key)")])
+        }))
+        // Closing the last connection folds the WAL into the file (https://sqlite.org/wal.html).
+    }
+
+    @Test func aFileThatIsNotSQLite() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("notes.sqlite")
+        try Data("<?xml version=\"1.0\"?><database/>".utf8).write(to: url)
+        let error = try openingFails(url, try Fixtures.schema("People"))
+        #expect(error.code == .corruptStore)
+        #expect(error.file == url.path)
+        #expect(error.description.contains("not a SQLite database"))
+        #expect(error.description.hasPrefix(url.path + ": "))
+    }
+
+    @Test func anEmptyFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("empty.sqlite")
+        try Data().write(to: url)
+        let error = try openingFails(url, try Fixtures.schema("People"))
+        #expect(error.code == .corruptStore)
+        #expect(error.message.contains("the file is empty"))
+    }
+
+    @Test func aTruncatedDatabase() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let schema = try Fixtures.schema("People")
+        let original = directory.file("people.sqlite")
+        try makeStore(original, schema)
+        let whole = try bytes(of: original)
+        #expect(whole.count > 8192)
+        for length in [50, 4096, whole.count / 2] {
+            let url = directory.file("cut-\(length).sqlite")
+            try whole.prefix(length).write(to: url)
+            let error = try openingFails(url, schema)
+            #expect(error.code == .corruptStore, "\(length) bytes")
+            #expect(error.message.contains("truncated"), "\(length) bytes: \(error.message)")
+            #expect(error.file == url.path)
+        }
+    }
+
+    @Test func aSQLiteFileThatIsNotAStrataStore() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("other.sqlite")
+        do {
+            let other = try Database(path: url.path, mode: .init(readOnly: false, create: true))
+            try other.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hello')")
+        }
+        let error = try openingFails(url, try Fixtures.schema("People"))
+        #expect(error.code == .corruptStore)
+        #expect(error.message.hasPrefix("the file is a SQLite database but not a Strata store: it has no strata_metadata table"))
+        #expect(throws: StrataError.self) { try SQLiteStoreFactory().metadata(at: url) }
+    }
+
+    @Test func aStoreWrittenWithAnotherModel() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("people.sqlite")
+        try makeStore(url, try Fixtures.schema("People"))
+        let changed = try Fixtures.schema(json: """
+        { "name": "People", "version": "1", "entities": [ { "name": "Person", "attributes": [
+          { "name": "firstName", "type": "string" }, { "name": "lastName", "type": "string" }, { "name": "age", "type": "int16", "optional": true } ] } ] }
+        """)
+        let error = try openingFails(url, changed)
+        #expect(error.code == .incompatibleModel)
+        #expect(error.file == url.path)
+        #expect(error.message.contains("changed: Person"))
+    }
+
+    @Test func metadataIsReadWithoutOpeningAStack() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("people.sqlite")
+        let schema = try Fixtures.schema("People")
+        try makeStore(url, schema, objects: 2)
+        let before = try bytes(of: url)
+        let metadata = try SQLiteStoreFactory().metadata(at: url)
+        #expect(metadata.modelName == "People")
+        #expect(metadata.modelVersionHash == schema.versionHash)
+        #expect(metadata.storeType == .sqlite)
+        #expect(metadata.schemaJSON == schema.jsonString)
+        #expect(metadata.entityVersionHashes == schema.entityVersionHashes)
+        #expect(try bytes(of: url) == before)
+        let registry = StoreTypeRegistry.withSQLite
+        #expect(try registry.type(of: url) == .sqlite)
+        #expect(try PersistentStoreCoordinator.metadataForStore(at: url, storeTypes: registry) == metadata)
+        #expect(SQLiteStoreFactory().recognizes(header: Data("SQLite format 3\0".utf8)))
+        #expect(!SQLiteStoreFactory().recognizes(header: Data("SQLite format 2\0".utf8)))
+    }
+
+    @Test func customMetadataIsKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("people.sqlite")
+        let schema = try Fixtures.schema("People")
+        do {
+            let store = try SQLiteStore(url: url, schema: schema)
+            try store.setCustomMetadata(["syncToken": "42", "owner": "me"])
+            #expect(store.metadata.custom == ["syncToken": "42", "owner": "me"])
+            try store.setCustomMetadata(["syncToken": "43"])
+        }
+        #expect(try SQLiteStoreFactory().metadata(at: url).custom == ["syncToken": "43"])
+        #expect(try SQLiteStore(url: url, schema: schema).metadata.custom == ["syncToken": "43"])
+    }
+
+    @Test func aMissingDirectoryIsAnIOError() throws {
+        let url = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/store.sqlite")
+        let schema = try Fixtures.schema("People")
+        let error = #expect(throws: StrataError.self) { try SQLiteStore(url: url, schema: schema) }
+        #expect(error?.code == .storeIO)
+        #expect(error?.file == url.path)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Strata
+import Testing
+@testable import StrataSQLite
+
+/// Both sides of every relationship kind, lazy to-many loading, and incremental updates.
+@Suite struct RelationshipTests {
+    let schema: Schema
+    let store: SQLiteStore
+    let graph: LibraryGraph
+
+    init() throws {
+        schema = try Fixtures.library()
+        store = try SQLiteStore(url: nil, schema: schema)
+        graph = LibraryGraph(schema: schema, storeIdentifier: store.metadata.storeIdentifier, seed: 42, items: 30)
+        _ = try store.save(StoreChangeset(inserted: graph.all))
+    }
+
+    func related(_ id: ObjectID, _ key: String) throws -> [ObjectID] {
+        try store.relatedObjectIDs(of: id, relationship: key)
+    }
+
+    @Test func recordsComeBackWithToOnesAndLazyToManys() throws {
+        let records = try store.records(for: graph.all.map(\.objectID))
+        #expect(records.count == graph.all.count)
+        for expected in graph.all {
+            let actual = try #require(records[expected.objectID])
+            #expect(actual.attributes == expected.attributes)
+            #expect(actual.toOne == expected.toOne)
+            #expect(actual.toMany == [:])
+            let entity = schema.entity(named: expected.objectID.entityName)!
+            #expect(actual.lazyToMany == Set(entity.relationships.filter(\.isToMany).map(\.name)))
+            for relationship in entity.relationships where relationship.isToMany {
+                // Unordered members come in key order (as generated); ordered ones in their order.
+                #expect(try related(expected.objectID, relationship.name) == (expected.toMany[relationship.name] ?? []), "\(expected.objectID).\(relationship.name)")
+            }
+        }
+    }
+
+    @Test func recordsForIgnoresWhatTheStoreDoesNotHold() throws {
+        let item = graph.items[0].objectID
+        let wrongEntity = ObjectID(entityName: item.entityName == "Item" ? "SpecialItem" : "Item", storeIdentifier: store.metadata.storeIdentifier, primaryKey: item.primaryKey!)
+        let otherStore = ObjectID(entityName: item.entityName, storeIdentifier: "elsewhere", primaryKey: item.primaryKey!)
+        let missing = ObjectID(entityName: "Item", storeIdentifier: store.metadata.storeIdentifier, primaryKey: 9_999)
+        #expect(Array(try store.records(for: [item, wrongEntity, otherStore, missing, item]).keys) == [item])
+        // Batches of every size.
+        let ids = graph.items.map(\.objectID) + graph.parts.map(\.objectID)
+        #expect(try store.records(for: ids).count == ids.count)
+    }
+
+    @Test func updatesChangeOnlyWhatDiffers() throws {
+        var item = try #require(try store.records(for: [graph.items[0].objectID]).values.first)
+        let tags = graph.tags.prefix(3).map(\.objectID)
+        let parts = graph.parts.prefix(4).map(\.objectID).reversed() as [ObjectID]
+        item.lazyToMany = []
+        item.toMany = ["tags": tags, "parts": parts, "related": [graph.items[1].objectID]]
+        _ = try store.save(StoreChangeset(updated: [item]))
+        #expect(try related(item.objectID, "tags") == tags)
+        #expect(try related(item.objectID, "parts") == parts)
+        #expect(try related(item.objectID, "related") == [graph.items[1].objectID])
+        // The other sides follow: a tag lists the item, a part points at it.
+        #expect(try related(tags[0], "items").contains(item.objectID))
+        #expect(try store.records(for: [parts[0]])[parts[0]]?.toOne["item"] == item.objectID)
+        // A record that leaves a relationship lazy leaves it alone.
+        var untouched = item
+        untouched.version = 2
+        untouched.toMany = [:]
+        untouched.lazyToMany = ["tags", "parts", "related"]
+        untouched.attributes["name"] = .string("renamed")
+        _ = try store.save(StoreChangeset(updated: [untouched]))
+        #expect(try related(item.objectID, "tags") == tags)
+        #expect(try related(item.objectID, "parts") == parts)
+        // Emptying them.
+        var emptied = untouched
+        emptied.version = 3
+        emptied.lazyToMany = []
+        _ = try store.save(StoreChangeset(updated: [emptied]))
+        #expect(try related(item.objectID, "tags") == [])
+        #expect(try related(item.objectID, "parts") == [])
+        #expect(try store.records(for: [parts[0]])[parts[0]]?.toOne["item"] == nil)
+    }
+
+    @Test func deletingAnObjectRemovesItsJoinRows() throws {
+        let tag = try #require(graph.tags.first { !($0.toMany["items"] ?? []).isEmpty })
+        let member = tag.toMany["items"]![0]
+        _ = try store.save(StoreChangeset(deleted: [(tag.objectID, 1)]))
+        #expect(try !related(member, "tags").contains(tag.objectID))
+        #expect(try store.rawQuery("SELECT count(*) AS n FROM Item_tags WHERE destination = ?", [.integer(tag.objectID.primaryKey!)]).first?["n"] == .integer(0))
+    }
+
+    @Test func contextsLoadToManyRelationshipsOnFirstUse() throws {
+        let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: .withSQLite)
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("library.sqlite")
+        do {
+            let store = try SQLiteStore(url: url, schema: schema)
+            let graph = LibraryGraph(schema: schema, storeIdentifier: store.metadata.storeIdentifier, seed: 7, items: 20)
+            _ = try store.save(StoreChangeset(inserted: graph.all))
+        }
+        try coordinator.addStore(StoreDescription(type: .sqlite, url: url))
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let request = FetchRequest(entityName: "Item", sortDescriptors: [FetchSortDescriptor("count")])
+        let items = try context.fetch(request)
+        #expect(items.count == 20)
+        let withParts = try #require(items.first { !$0.objects(forKey: "parts").isEmpty })
+        let part = withParts.objects(forKey: "parts")[0]
+        #expect(part.object(forKey: "item") === withParts)
+        // Changing a lazily loaded relationship in a context and saving it.
+        withParts.removeObject(part, forKey: "parts")
+        try context.save()
+        let other = ManagedObjectContext(coordinator: coordinator)
+        let again = try other.fetch(FetchRequest(entityName: "Part", predicate: .comparison(Comparison(.evaluatedObject, .equal, .constant(.object(part.objectID))))))
+        #expect(again.first?.object(forKey: "item") == nil)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Strata
+@testable import StrataSQLite
+
+/// A small, seeded random number generator (SplitMix64), so every run sees the same data.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &self) < probability }
+
+    mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &self)] }
+}
+
+/// Values chosen to hit every edge the SQL must get right: case, diacritics, canonical
+/// equivalence, wildcards, int64 extremes, NaN, ±infinity, -0.0, long decimals, empty data.
+enum ValuePool {
+    static let strings = [
+        "", "a", "A", "apple", "Apple", "ápple", "e\u{301}", "é", "É", "straße", "STRASSE", "b*c", "b?c", "abc", "ab",
+        "x\\y", "100", "file2", "file10", "Ö", "o", "naïve", "naive", " ", "zeta", "Zeta", "ÅB", "A\u{30A}b",
+    ]
+    static let integers: [Int64] = [.min, -1, 0, 1, 2, 3, 5, 42, 100, .max, 9_007_199_254_740_993]
+    static let smallIntegers: [Int64] = [-32768, -1, 0, 1, 2, 3, 42, 100, 32767]
+    static let doubles: [Double] = [.nan, .infinity, -.infinity, -0.0, 0.0, 1.0, 1.5, -2.25, 3.0, 42.0, 1e300, 0.1, 9_007_199_254_740_992.0, 2.5]
+    static let floats: [Float] = [.nan, .infinity, -0.0, 0.0, 1.0, 1.5, 0.25, 42.0, 3.0]
+    static let decimals: [Decimal] = ["0", "1", "1.5", "-2.25", "42", "123456789012345678.901234567890", "0.1", "3", "100"].map { Decimal(string: $0)! }
+    static let dates: [Date] = [
+        Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 736_000_000.123),
+        Date(timeIntervalSinceReferenceDate: -1_000_000.5), Date(timeIntervalSince1970: 1_714_557_600.250),
+    ]
+    static let binaries: [Data] = [Data(), Data([0]), Data([1, 2]), Data([0xFF]), Data([1])]
+    static let uuids: [UUID] = [
+        UUID(uuidString: "3F2504E0-4F89-11D3-9A0C-0305E82C3301")!, UUID(uuidString: "00000000-0000-0000-0000-000000000001")!,
+        UUID(uuidString: "FFFFFFFF-0000-0000-0000-000000000000")!,
+    ]
+    static let urls: [URL] = ["https://example.com/a", "https://example.com/b", "file:///tmp/x"].map { URL(string: $0)! }
+    static let likePatterns = ["a*", "*e", "?pple", "*", "b\\*c", "a?c*", "*a*", "É*", "e\u{301}"]
+    static let regexPatterns = ["a.*", ".*e", "[a-z]+", "A.C", "(?i)apple", "[0-9]+", ".+"]
+
+    static func value(for type: AttributeType, _ random: inout SeededGenerator) -> AttributeValue {
+        switch type {
+        case .string: .string(random.pick(strings))
+        case .int16: .integer(random.pick(smallIntegers))
+        case .int32, .int64: .integer(random.pick(integers))
+        case .double: .double(random.pick(doubles))
+        case .float: .float(random.pick(floats))
+        case .decimal: .decimal(random.pick(decimals))
+        case .bool: .bool(random.chance(0.5))
+        case .date: .date(random.pick(dates))
+        case .binary, .transformable: .binary(random.pick(binaries))
+        case .uuid: .uuid(random.pick(uuids))
+        case .uri: .uri(random.pick(urls))
+        }
+    }
+}
+
+/// A seeded object graph of the `Library` model, as records with both sides of every
+/// relationship (what a context would save).
+struct LibraryGraph {
+    var items: [StoreRecord] = []
+    var owners: [StoreRecord] = []
+    var tags: [StoreRecord] = []
+    var parts: [StoreRecord] = []
+
+    var all: [StoreRecord] { items + owners + tags + parts }
+
+    init(schema: Schema, storeIdentifier: String, seed: UInt64, items itemCount: Int = 60) {
+        var random = SeededGenerator(seed: seed)
+        func id(_ entity: String, _ key: Int) -> ObjectID {
+            ObjectID(entityName: entity, storeIdentifier: storeIdentifier, primaryKey: Int64(key))
+        }
+        func attributes(_ entity: String) -> [String: AttributeValue] {
+            var values: [String: AttributeValue] = [:]
+            for attribute in schema.entity(named: entity)!.attributes where !random.chance(0.2) {
+                values[attribute.name] = ValuePool.value(for: attribute.type, &random)
+            }
+            return values
+        }
+        owners = (1...8).map { StoreRecord(objectID: id("Owner", $0), attributes: attributes("Owner")) }
+        tags = (1...10).map { StoreRecord(objectID: id("Tag", $0), attributes: attributes("Tag")) }
+        items = (1...itemCount).map { key in
+            let entity = random.chance(0.3) ? "SpecialItem" : "Item"
+            return StoreRecord(objectID: id(entity, key), attributes: attributes(entity))
+        }
+        parts = (1...30).map { StoreRecord(objectID: id("Part", $0), attributes: attributes("Part")) }
+        for index in items.indices {
+            if !random.chance(0.2) {
+                let owner = Int.random(in: 0..<owners.count, using: &random)
+                items[index].toOne["owner"] = owners[owner].objectID
+                owners[owner].toMany["items", default: []].append(items[index].objectID)
+            }
+            if random.chance(0.6) {
+                items[index].toOne["next"] = random.pick(items).objectID
+            }
+            let tagCount = Int.random(in: 0...3, using: &random)
+            var chosen = Set<Int>()
+            for _ in 0..<tagCount { chosen.insert(Int.random(in: 0..<tags.count, using: &random)) }
+            for tag in chosen.sorted() {
+                items[index].toMany["tags", default: []].append(tags[tag].objectID)
+                tags[tag].toMany["items", default: []].append(items[index].objectID)
+            }
+            var related = Set<Int>()
+            for _ in 0..<Int.random(in: 0...2, using: &random) { related.insert(Int.random(in: 0..<items.count, using: &random)) }
+            if !related.isEmpty { items[index].toMany["related"] = related.sorted().map { items[$0].objectID } }
+        }
+        for index in parts.indices where !random.chance(0.25) {
+            let item = Int.random(in: 0..<items.count, using: &random)
+            parts[index].toOne["item"] = items[item].objectID
+            items[item].toMany["parts", default: []].append(parts[index].objectID)
+        }
+        for index in items.indices {
+            if var members = items[index].toMany["parts"] {
+                members.shuffle(using: &random)
+                items[index].toMany["parts"] = members
+            }
+        }
+    }
+}
