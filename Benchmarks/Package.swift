@@ -2,7 +2,9 @@
 import PackageDescription
 
 // Benchmarks live in their own package so that the library never depends on what it is measured
-// against. Run in release mode: `swift run -c release --package-path Benchmarks <name>`.
+// against. Run in release mode: `swift run -c release --package-path Benchmarks <name>`; the
+// measured tables are in the README. XMLBenchmarks takes OBJECTS, RUNS and PROFILE=read|write
+// (repeat one side, for perf) from the environment.
 let package = Package(
     name: "StrataBenchmarks",
     platforms: [.macOS(.v15)],
