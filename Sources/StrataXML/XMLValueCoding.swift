@@ -49,7 +49,7 @@ enum XMLValueCoding {
         case (.binary, .binary(let data)), (.transformable, .binary(let data)):
             return data.base64EncodedString()
         case (.uuid, .uuid(let uuid)):
-            return uuid.uuidString
+            return uuidText(uuid)
         case (.uri, .uri(let url)):
             return url.absoluteString
         default:
@@ -320,6 +320,22 @@ enum XMLValueCoding {
         let whole = Double(seconds) * 1000 + scaled.rounded(.down)
         let rest = scaled - scaled.rounded(.down)
         return Date(timeIntervalSince1970: (whole + rest) / 1000)
+    }
+
+    /// `uuidString` without Foundation's formatting (which goes through `sprintf` on Linux).
+    static func uuidText(_ uuid: UUID) -> String {
+        let digits: StaticString = "0123456789ABCDEF"
+        var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
+        withUnsafeBytes(of: uuid.uuid) { raw in
+            var position = 0
+            for index in 0..<16 {
+                if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
+                bytes[position] = digits.utf8Start[Int(raw[index] >> 4)]
+                bytes[position + 1] = digits.utf8Start[Int(raw[index] & 0x0F)]
+                position += 2
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` in either case.

@@ -100,6 +100,25 @@ import Testing
         }
     }
 
+    /// Text far over libxml2's 10 MB limit for one text node (XML_MAX_TEXT_LENGTH) still loads:
+    /// the SAX reader takes text in pieces and builds no tree.
+    @Test func largeValuesLoad() throws {
+        let schema = try valuesSchema()
+        var generator = SeededGenerator(seed: 4)
+        let megabyte = Data((0..<1 << 20).map { _ in UInt8.random(in: 0 ... .max, using: &generator) })
+        var blob = Data()
+        for _ in 0..<12 { blob.append(megabyte) }
+        let text = String(repeating: "a line of text <&>\n", count: 600_000)
+        let record = StoreRecord(objectID: objectID("Sample", 1), attributes: ["blob": .binary(blob), "text": .string(text)])
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("large.xml")
+            try XMLStoreFormat().write(contents(schema, [record]), to: url)
+            let back = try XMLStoreFormat().read(from: url)
+            #expect(back.records["Sample"]?[record.objectID]?.attributes["blob"] == .binary(blob))
+            #expect(back.records["Sample"]?[record.objectID]?.attributes["text"] == .string(text))
+        }
+    }
+
     @Test func nilAndEmptyAreDistinct() throws {
         let schema = try valuesSchema()
         let empty = StoreRecord(objectID: objectID("Sample", 1), attributes: ["blob": .binary(Data()), "text": .string("")])

@@ -48,6 +48,13 @@ import Testing
         let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
         #expect(parse("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", XMLValueCoding.parseUUID) == uuid)
         #expect(parse("e621e1f8-c36c-495a-93fc-0c247a3e6e5f", XMLValueCoding.parseUUID) == uuid)
+        var generator = SeededGenerator(seed: 5)
+        for _ in 0..<200 {
+            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &bytes) { raw in for index in raw.indices { raw[index] = UInt8.random(in: 0 ... .max, using: &generator) } }
+            let random = UUID(uuid: bytes)
+            #expect(XMLValueCoding.uuidText(random) == random.uuidString)
+        }
         for bad in ["", "E621E1F8C36C495A93FC0C247A3E6E5F", "E621E1F8-C36C-495A-93FC-0C247A3E6E5G", "E621E1F8-C36C-495A-93FC_0C247A3E6E5F"] {
             #expect(parse(bad, XMLValueCoding.parseUUID) == nil, "\(bad)")
         }
