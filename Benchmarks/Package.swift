@@ -1,23 +1,41 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
 
 // Benchmarks live in their own package so that the library never depends on what it is measured
 // against. Run in release mode: `swift run -c release --package-path Benchmarks <name>`; the
 // measured tables are in the README. XMLBenchmarks takes OBJECTS, RUNS and PROFILE=read|write
 // (repeat one side, for perf) from the environment.
+
+// The root package, by path. A path dependency's identity is its directory's name, which
+// depends on where the repository is checked out, so it is read from this file's location.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let rootIdentity = root.lastPathComponent.lowercased()
+
 let package = Package(
     name: "StrataBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Strata", path: ".."),
+        .package(path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        // The SQLite store against the raw sqlite3 C API and GRDB records, 100k objects.
+        .executableTarget(
+            name: "StrataBenchmarks",
+            dependencies: [
+                .product(name: "Strata", package: rootIdentity),
+                .product(name: "StrataSQLite", package: rootIdentity),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                "CSQLiteRaw",
+            ]
+        ),
         // Save and load of 100k objects in the binary store against Python's plistlib.
         .executableTarget(
             name: "BinaryPlistBenchmark",
             dependencies: [
-                .product(name: "Strata", package: "Strata"),
-                .product(name: "StrataBinaryPlist", package: "Strata"),
+                .product(name: "Strata", package: rootIdentity),
+                .product(name: "StrataBinaryPlist", package: rootIdentity),
             ]
         ),
         // Save and load of 100k objects in the XML store against a raw libxml2 SAX parse and a
@@ -25,12 +43,14 @@ let package = Package(
         .executableTarget(
             name: "XMLBenchmarks",
             dependencies: [
-                .product(name: "Strata", package: "Strata"),
-                .product(name: "StrataXML", package: "Strata"),
+                .product(name: "Strata", package: rootIdentity),
+                .product(name: "StrataXML", package: rootIdentity),
                 "CLibXML2Bench",
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // The sqlite3 C API for the raw baseline; named apart from Strata's own CSQLite module.
+        .systemLibrary(name: "CSQLiteRaw", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libxml2 for the raw SAX-parse baseline, wrapped like the library's CLibXML2 (which is
         // not a product of the Strata package).
         .systemLibrary(

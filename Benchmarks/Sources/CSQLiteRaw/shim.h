@@ -1,0 +1,4 @@
+#ifndef STRATA_BENCHMARKS_CSQLITERAW_H
+#define STRATA_BENCHMARKS_CSQLITERAW_H
+#include <sqlite3.h>
+#endif

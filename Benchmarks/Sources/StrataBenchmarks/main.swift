@@ -1,0 +1,391 @@
+import CSQLiteRaw
+import Foundation
+import GRDB
+import Strata
+import StrataSQLite
+
+// Strata's SQLite store against the raw sqlite3 C API and GRDB records, on 100k objects of a
+// 10-attribute entity. Every contender uses WAL with synchronous=NORMAL, one transaction per
+// write operation, and an index on `quantity`. Run in release mode:
+//
+//     swift run -c release StrataBenchmarks [count]
+
+let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 100_000
+let changed = count / 10
+
+/// One row's values, the same for every contender.
+struct Row {
+    var id: Int64
+    var title: String
+    var category: String
+    var quantity: Int64
+    var rank: Int64
+    var price: Double
+    var weight: Double
+    var active: Bool
+    var createdAt: Double
+    var notes: String
+    var code: Int64
+
+    init(_ i: Int) {
+        id = Int64(i + 1)
+        title = "Item \(i)"
+        category = ["alpha", "beta", "gamma", "delta"][i % 4]
+        quantity = Int64((i * 7919) % 1000)
+        rank = Int64(i)
+        price = Double(i % 1000) * 1.25
+        weight = Double(i) / 3
+        active = i % 3 != 0
+        createdAt = Double(i) * 60
+        notes = "note \(i % 100)"
+        code = Int64(i % 100_000)
+    }
+}
+
+let rows = (0..<count).map(Row.init)
+
+enum Operation: String, CaseIterable {
+    case insert = "insert + save"
+    case fetchAll = "fetch all + materialise"
+    case filtered = "filtered + sorted + limit 100"
+    case update = "update 10%"
+    case delete = "delete 10%"
+}
+
+/// Filtered fetches are short: each is run this many times and the average reported.
+let filteredRepeats = 20
+
+func measure(_ body: () throws -> Void) rethrows -> Double {
+    let start = ContinuousClock.now
+    try body()
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+}
+
+func temporaryFile(_ name: String) -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-\(UUID().uuidString)")
+    try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory.appendingPathComponent(name).path
+}
+
+var sink = 0
+
+// MARK: - Raw sqlite3
+
+func rawSQLite() throws -> [Operation: Double] {
+    var db: OpaquePointer?
+    guard sqlite3_open(temporaryFile("raw.sqlite"), &db) == SQLITE_OK else { fatalError("open") }
+    defer { sqlite3_close(db) }
+    func exec(_ sql: String) {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { fatalError(String(cString: sqlite3_errmsg(db))) }
+    }
+    func prepare(_ sql: String) -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { fatalError(String(cString: sqlite3_errmsg(db))) }
+        return statement
+    }
+    let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+    exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+    exec("""
+        CREATE TABLE record (id INTEGER PRIMARY KEY, title TEXT, category TEXT, quantity INTEGER, rank INTEGER, price REAL,
+        weight REAL, active INTEGER, createdAt REAL, notes TEXT, code INTEGER);
+        CREATE INDEX record_quantity ON record (quantity)
+        """)
+    var results: [Operation: Double] = [:]
+    results[.insert] = measure {
+        exec("BEGIN")
+        let insert = prepare("INSERT INTO record VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        for row in rows {
+            sqlite3_bind_int64(insert, 1, row.id)
+            sqlite3_bind_text(insert, 2, row.title, -1, transient)
+            sqlite3_bind_text(insert, 3, row.category, -1, transient)
+            sqlite3_bind_int64(insert, 4, row.quantity)
+            sqlite3_bind_int64(insert, 5, row.rank)
+            sqlite3_bind_double(insert, 6, row.price)
+            sqlite3_bind_double(insert, 7, row.weight)
+            sqlite3_bind_int64(insert, 8, row.active ? 1 : 0)
+            sqlite3_bind_double(insert, 9, row.createdAt)
+            sqlite3_bind_text(insert, 10, row.notes, -1, transient)
+            sqlite3_bind_int64(insert, 11, row.code)
+            guard sqlite3_step(insert) == SQLITE_DONE else { fatalError(String(cString: sqlite3_errmsg(db))) }
+            sqlite3_reset(insert)
+        }
+        sqlite3_finalize(insert)
+        exec("COMMIT")
+    }
+    func read(_ statement: OpaquePointer) -> Row {
+        var row = Row(0)
+        row.id = sqlite3_column_int64(statement, 0)
+        row.title = String(cString: sqlite3_column_text(statement, 1))
+        row.category = String(cString: sqlite3_column_text(statement, 2))
+        row.quantity = sqlite3_column_int64(statement, 3)
+        row.rank = sqlite3_column_int64(statement, 4)
+        row.price = sqlite3_column_double(statement, 5)
+        row.weight = sqlite3_column_double(statement, 6)
+        row.active = sqlite3_column_int64(statement, 7) != 0
+        row.createdAt = sqlite3_column_double(statement, 8)
+        row.notes = String(cString: sqlite3_column_text(statement, 9))
+        row.code = sqlite3_column_int64(statement, 10)
+        return row
+    }
+    results[.fetchAll] = measure {
+        let select = prepare("SELECT * FROM record")
+        var fetched: [Row] = []
+        while sqlite3_step(select) == SQLITE_ROW { fetched.append(read(select)) }
+        sqlite3_finalize(select)
+        sink &+= fetched.count
+    }
+    results[.filtered] = measure {
+        let select = prepare("SELECT * FROM record WHERE quantity > ? AND active = 1 ORDER BY price DESC LIMIT 100")
+        for _ in 0..<filteredRepeats {
+            sqlite3_bind_int64(select, 1, 500)
+            var fetched: [Row] = []
+            while sqlite3_step(select) == SQLITE_ROW { fetched.append(read(select)) }
+            sqlite3_reset(select)
+            sink &+= fetched.count
+        }
+        sqlite3_finalize(select)
+    } / Double(filteredRepeats)
+    results[.update] = measure {
+        exec("BEGIN")
+        let update = prepare("UPDATE record SET quantity = ? WHERE id = ?")
+        for row in rows[0..<changed] {
+            sqlite3_bind_int64(update, 1, row.quantity + 1)
+            sqlite3_bind_int64(update, 2, row.id)
+            guard sqlite3_step(update) == SQLITE_DONE else { fatalError() }
+            sqlite3_reset(update)
+        }
+        sqlite3_finalize(update)
+        exec("COMMIT")
+    }
+    results[.delete] = measure {
+        exec("BEGIN")
+        let delete = prepare("DELETE FROM record WHERE id = ?")
+        for row in rows[changed..<(2 * changed)] {
+            sqlite3_bind_int64(delete, 1, row.id)
+            guard sqlite3_step(delete) == SQLITE_DONE else { fatalError() }
+            sqlite3_reset(delete)
+        }
+        sqlite3_finalize(delete)
+        exec("COMMIT")
+    }
+    return results
+}
+
+// MARK: - GRDB
+
+struct GRDBRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "record"
+    var id: Int64
+    var title: String
+    var category: String
+    var quantity: Int64
+    var rank: Int64
+    var price: Double
+    var weight: Double
+    var active: Bool
+    var createdAt: Double
+    var notes: String
+    var code: Int64
+
+    init(_ row: Row) {
+        (id, title, category, quantity, rank, price, weight, active, createdAt, notes, code) =
+            (row.id, row.title, row.category, row.quantity, row.rank, row.price, row.weight, row.active, row.createdAt, row.notes, row.code)
+    }
+}
+
+func grdb() throws -> [Operation: Double] {
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+    let pool = try DatabasePool(path: temporaryFile("grdb.sqlite"), configuration: configuration)
+    try pool.write { db in
+        try db.create(table: "record") { table in
+            table.primaryKey("id", .integer)
+            table.column("title", .text)
+            table.column("category", .text)
+            table.column("quantity", .integer).indexed()
+            table.column("rank", .integer)
+            table.column("price", .double)
+            table.column("weight", .double)
+            table.column("active", .boolean)
+            table.column("createdAt", .double)
+            table.column("notes", .text)
+            table.column("code", .integer)
+        }
+    }
+    var results: [Operation: Double] = [:]
+    results[.insert] = try measure {
+        try pool.write { db in
+            for row in rows { try GRDBRecord(row).insert(db) }
+        }
+    }
+    results[.fetchAll] = try measure {
+        sink &+= try pool.read { db in try GRDBRecord.fetchAll(db) }.count
+    }
+    results[.filtered] = try measure {
+        for _ in 0..<filteredRepeats {
+            sink &+= try pool.read { db in
+                try GRDBRecord.filter(Column("quantity") > 500 && Column("active") == true).order(Column("price").desc).limit(100).fetchAll(db)
+            }.count
+        }
+    } / Double(filteredRepeats)
+    results[.update] = try measure {
+        try pool.write { db in
+            for var record in try GRDBRecord.filter(Column("rank") < changed).fetchAll(db) {
+                record.quantity += 1
+                try record.update(db)
+            }
+        }
+    }
+    results[.delete] = try measure {
+        try pool.write { db in
+            for record in try GRDBRecord.filter(Column("rank") >= changed && Column("rank") < 2 * changed).fetchAll(db) {
+                try record.delete(db)
+            }
+        }
+    }
+    return results
+}
+
+// MARK: - Strata
+
+let schema = try Schema(data: Data("""
+    { "name": "Bench", "entities": [ { "name": "Record", "attributes": [
+      { "name": "title", "type": "string" }, { "name": "category", "type": "string" },
+      { "name": "quantity", "type": "int64", "indexed": true }, { "name": "rank", "type": "int64" },
+      { "name": "price", "type": "double" }, { "name": "weight", "type": "double" },
+      { "name": "active", "type": "bool" }, { "name": "createdAt", "type": "date" },
+      { "name": "notes", "type": "string" }, { "name": "code", "type": "int32" } ] } ] }
+    """.utf8))
+
+func attributes(_ row: Row) -> [String: AttributeValue] {
+    [
+        "title": .string(row.title), "category": .string(row.category), "quantity": .integer(row.quantity), "rank": .integer(row.rank),
+        "price": .double(row.price), "weight": .double(row.weight), "active": .bool(row.active),
+        "createdAt": .date(Date(timeIntervalSinceReferenceDate: row.createdAt)), "notes": .string(row.notes), "code": .integer(row.code),
+    ]
+}
+
+let filteredPredicate = FetchPredicate.and([
+    .comparison(Comparison(.key("quantity"), .greaterThan, .constant(.integer(500)))),
+    .comparison(Comparison(.key("active"), .equal, .constant(.bool(true)))),
+])
+let filteredOrder = [FetchSortDescriptor("price", ascending: false)]
+
+/// The store's own API: records in, records out.
+func strataStore() throws -> [Operation: Double] {
+    let store = try SQLiteStore(url: URL(fileURLWithPath: temporaryFile("strata-store.sqlite")), schema: schema)
+    let identifier = store.metadata.storeIdentifier
+    var results: [Operation: Double] = [:]
+    results[.insert] = try measure {
+        let keys = try store.allocatePrimaryKeys(rootEntity: "Record", count: count)
+        let records = zip(keys, rows).map { key, row in
+            StoreRecord(objectID: ObjectID(entityName: "Record", storeIdentifier: identifier, primaryKey: key), attributes: attributes(row))
+        }
+        _ = try store.save(StoreChangeset(inserted: records))
+    }
+    results[.fetchAll] = try measure {
+        sink &+= try store.fetch(StoreFetchRequest(entityNames: ["Record"])).count
+    }
+    results[.filtered] = try measure {
+        for _ in 0..<filteredRepeats {
+            sink &+= try store.fetch(StoreFetchRequest(entityNames: ["Record"], predicate: filteredPredicate, sortDescriptors: filteredOrder, fetchLimit: 100)).count
+        }
+    } / Double(filteredRepeats)
+    results[.update] = try measure {
+        var records = try store.fetch(StoreFetchRequest(
+            entityNames: ["Record"], predicate: .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(changed)))))))
+        for index in records.indices {
+            if case .integer(let quantity)? = records[index].attributes["quantity"] { records[index].attributes["quantity"] = .integer(quantity + 1) }
+        }
+        _ = try store.save(StoreChangeset(updated: records))
+    }
+    results[.delete] = try measure {
+        let ids = try store.fetchObjectIDs(StoreFetchRequest(
+            entityNames: ["Record"],
+            predicate: .and([
+                .comparison(Comparison(.key("rank"), .greaterThanOrEqual, .constant(.integer(Int64(changed))))),
+                .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(2 * changed))))),
+            ])))
+        _ = try store.save(StoreChangeset(deleted: ids.map { ($0, 1) }))
+    }
+    return results
+}
+
+/// Through a coordinator and a managed object context, as an app uses it.
+func strataContext() throws -> [Operation: Double] {
+    let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: StoreTypeRegistry([SQLiteStoreFactory()]))
+    try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: temporaryFile("strata-context.sqlite"))))
+    var results: [Operation: Double] = [:]
+    results[.insert] = try measure {
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for row in rows {
+            let object = try context.insertObject(entityName: "Record")
+            object["title"] = row.title
+            object["category"] = row.category
+            object["quantity"] = row.quantity
+            object["rank"] = row.rank
+            object["price"] = row.price
+            object["weight"] = row.weight
+            object["active"] = row.active
+            object["createdAt"] = Date(timeIntervalSinceReferenceDate: row.createdAt)
+            object["notes"] = row.notes
+            object["code"] = row.code
+        }
+        try context.save()
+    }
+    results[.fetchAll] = try measure {
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let objects = try context.fetch(FetchRequest(entityName: "Record"))
+        for object in objects { if object["quantity"] != nil { sink &+= 1 } }
+    }
+    results[.filtered] = try measure {
+        for _ in 0..<filteredRepeats {
+            let context = ManagedObjectContext(coordinator: coordinator)
+            sink &+= try context.fetch(FetchRequest(entityName: "Record", predicate: filteredPredicate, sortDescriptors: filteredOrder, fetchLimit: 100)).count
+        }
+    } / Double(filteredRepeats)
+    results[.update] = try measure {
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let objects = try context.fetch(FetchRequest(entityName: "Record", predicate: .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(changed)))))))
+        for object in objects { object["quantity"] = (object["quantity"] as! Int64) + 1 }
+        try context.save()
+    }
+    results[.delete] = try measure {
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let objects = try context.fetch(FetchRequest(
+            entityName: "Record",
+            predicate: .and([
+                .comparison(Comparison(.key("rank"), .greaterThanOrEqual, .constant(.integer(Int64(changed))))),
+                .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(2 * changed))))),
+            ])))
+        for object in objects { context.delete(object) }
+        try context.save()
+    }
+    return results
+}
+
+// MARK: - Report
+
+print("\(count) objects of a 10-attribute entity; times in ms (filtered: average of \(filteredRepeats) runs)")
+let raw = try rawSQLite()
+let grdbResults = try grdb()
+let store = try strataStore()
+let context = try strataContext()
+
+func cell(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+}
+func ms(_ value: Double) -> String { String(format: "%.1f", value) }
+func ratio(_ value: Double, _ base: Double) -> String { String(format: "%.2f×", value / base) }
+
+let header = ["operation", "raw sqlite3", "GRDB", "Strata store", "Strata context", "GRDB/raw", "store/raw", "context/raw"]
+let widths = [30, 12, 10, 13, 15, 9, 10, 12]
+print("| " + zip(header, widths).map { cell($0, $1) }.joined(separator: " | ") + " |")
+print("|" + widths.map { String(repeating: "-", count: $0 + 1) + ":" }.joined(separator: "|") + "|")
+for operation in Operation.allCases {
+    let r = raw[operation]!, g = grdbResults[operation]!, s = store[operation]!, c = context[operation]!
+    let values = [operation.rawValue, ms(r), ms(g), ms(s), ms(c), ratio(g, r), ratio(s, r), ratio(c, r)]
+    print("| " + zip(values, widths).map { cell($0, $1) }.joined(separator: " | ") + " |")
+}
+if sink == 42 { print("") }
