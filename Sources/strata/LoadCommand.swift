@@ -69,7 +69,7 @@ struct LoadCommand: ParsableCommand {
         } catch {
             guard error.code == .validationFailed else { throw error }
             var lines = ["the data breaks the model's rules; nothing was written:"]
-            for failure in error.failures {
+            for failure in importer.sortedByInput(error.failures) {
                 lines.append("  \(importer.describe(failure.objectID) ?? failure.objectID.description): \(failure.key.map { "\($0): " } ?? "")\(failure.message)")
             }
             throw CLIError.invalid(lines.joined(separator: "\n"))

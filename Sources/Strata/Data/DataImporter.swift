@@ -234,6 +234,32 @@ public final class DataImporter {
         return text
     }
 
+    /// `failures` in the order of the input — by file, line and column, as ``finish()`` orders
+    /// its diagnostics — then those of objects that were already stored, by object ID. A save
+    /// lists the failures of new objects in no stable order (their IDs are still temporary);
+    /// this gives a report that reads top to bottom and is the same on every run.
+    public func sortedByInput(_ failures: [ValidationFailure]) -> [ValidationFailure] {
+        func position(_ failure: ValidationFailure) -> (file: String, line: Int, column: Int)? {
+            guard let object = context.registeredObject(for: failure.objectID), let key = byObjectID[ObjectIdentifier(object)],
+                  let item = imported[key] else { return nil }
+            return (item.file ?? "", item.location?.line ?? 0, item.location?.column ?? 0)
+        }
+        return failures.map { ($0, position($0)) }.sorted { lhs, rhs in
+            switch (lhs.1, rhs.1) {
+            case let (a?, b?) where a != b:
+                return a < b
+            case (.some, nil):
+                return true
+            case (nil, .some):
+                return false
+            case (nil, nil) where lhs.0.objectID != rhs.0.objectID:
+                return lhs.0.objectID < rhs.0.objectID
+            default:
+                return (lhs.0.key ?? "", lhs.0.message) < (rhs.0.key ?? "", rhs.0.message)
+            }
+        }.map(\.0)
+    }
+
     // MARK: - References
 
     private func referencedKeys() -> [Key] {
