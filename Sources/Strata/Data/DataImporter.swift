@@ -30,6 +30,8 @@ public final class DataImporter {
         var id: Int64
         var file: String?
         var location: SourceLocation?
+        /// Where its `@id` value is.
+        var idLocation: SourceLocation?
         var path: String
     }
 
@@ -127,7 +129,7 @@ public final class DataImporter {
             report(error.message, file: file, path: path, location: node.location)
             return
         }
-        imported[key] = Imported(object: object, id: id, file: file, location: node.location, path: path)
+        imported[key] = Imported(object: object, id: id, file: file, location: node.location, idLocation: idMember.value.location, path: path)
         byObjectID[ObjectIdentifier(object)] = key
         order.append(key)
 
@@ -166,7 +168,7 @@ public final class DataImporter {
         let stored = try existingKeys(imported.keys.map { $0 } + referencedKeys())
         for key in order where stored[key] != nil {
             let item = imported[key]!
-            report("\(item.object.entity.name) @id \(key.id) already exists in the store", file: item.file, path: item.path + ".@id", location: item.location)
+            report("\(item.object.entity.name) @id \(key.id) already exists in the store", file: item.file, path: item.path + ".@id", location: item.idLocation)
         }
         var expectations: [(GivenRelationship, [ObjectID])] = []
         for given in relationships {
