@@ -10,7 +10,7 @@ let packageRoot = URL(fileURLWithPath: #filePath)
 
 /// A temporary directory to run `strata` in, removed when the test ends. Model files, data files
 /// and stores are named relative to it, so that messages print them as the test gave them.
-final class Workspace {
+final class Workspace: Sendable {
     let url: URL
 
     /// - Parameters:
