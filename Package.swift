@@ -107,6 +107,8 @@ let package = Package(
         .testTarget(
             name: "StrataCLITests",
             dependencies: ["StrataCLI"],
+            // Expected CLI output, read from the source tree by path and compared exactly.
+            exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
     ],

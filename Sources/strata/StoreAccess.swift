@@ -48,6 +48,13 @@ enum StoreAccess {
         return coordinator
     }
 
+    /// Removes a store file and the files SQLite keeps beside it.
+    static func removeStoreFiles(at path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
+
     /// Reads a model file; an unreadable one is a usage error (2), an invalid one exits 1.
     static func loadSchema(_ path: String) throws -> Schema {
         do {
