@@ -1,5 +1,4 @@
 internal import Foundation
-internal import Synchronization
 internal import OrderedCollections
 
 /// A scratch pad of objects: insert, change and delete them, then save every change at once.
@@ -350,7 +349,7 @@ struct WeakObject {
 
 /// Saves posted by the coordinator (from any task) until the context takes them (in its own).
 final class MergeInbox: Sendable {
-    private let pending = Mutex<[SaveNotification]>([])
+    private let pending = Locked<[SaveNotification]>([])
 
     func post(_ notification: SaveNotification) {
         pending.withLock { $0.append(notification) }

@@ -1,6 +1,5 @@
 public import Foundation
 public import Logging
-internal import Synchronization
 
 /// Where a coordinator finds a store: its type, its file, the configuration it holds, options.
 public struct StoreDescription: Sendable, Hashable {
@@ -53,8 +52,8 @@ public final class PersistentStoreCoordinator: Sendable {
         var observers: [UUID: @Sendable (SaveNotification) -> Void] = [:]
     }
 
-    private let state = Mutex(State())
-    private let rowCache = Mutex(RowCache(capacity: 100_000))
+    private let state = Locked(State())
+    private let rowCache = Locked(RowCache(capacity: 100_000))
 
     /// - Parameters:
     ///   - storeTypes: the store types this coordinator can open (the in-memory store always).

@@ -1,5 +1,4 @@
 public import Foundation
-internal import Synchronization
 
 /// Everything an atomic store holds: its metadata, every record, and the next primary key of
 /// each inheritance hierarchy.
@@ -59,9 +58,9 @@ public final class AtomicStore: PersistentStore {
     private let format: (any AtomicStoreFormat)?
     private let schema: Schema
     /// The current contents. Readers copy the value (copy-on-write) and work outside the lock.
-    private let contents: Mutex<AtomicStoreContents>
+    private let contents: Locked<AtomicStoreContents>
     /// Serialises saves, which include this store's own file I/O.
-    private let writeLock = Mutex(())
+    private let writeLock = Locked(())
 
     /// Opens (or, when missing, creates) a store.
     public init(
@@ -86,7 +85,7 @@ public final class AtomicStore: PersistentStore {
                 try Self.writeAtomically(initial, format: format, to: url)
             }
         }
-        contents = Mutex(initial)
+        contents = Locked(initial)
     }
 
     private static func maximumKeys(_ contents: AtomicStoreContents, _ schema: Schema) -> [String: Int64] {
