@@ -179,3 +179,23 @@ extension ManagedObjectContext {
         }
     }
 }
+
+/// The result of ``ManagedObjectContext/execute(_:)``, by the request's `resultType`.
+public enum FetchResult {
+    case objects([ManagedObject])
+    case objectIDs([ObjectID])
+    case count(Int)
+    case dictionaries([[String: PropertyValue]])
+}
+
+extension ManagedObjectContext {
+    /// Runs a request and returns what its `resultType` asks for (Core Data's `execute`).
+    public func execute(_ request: FetchRequest) throws(StrataError) -> FetchResult {
+        switch request.resultType {
+        case .objects: .objects(try fetch(request))
+        case .objectIDs: .objectIDs(try fetchObjectIDs(request))
+        case .count: .count(try count(for: request))
+        case .dictionaries: .dictionaries(try fetchDictionaries(request))
+        }
+    }
+}

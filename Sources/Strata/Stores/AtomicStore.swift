@@ -72,6 +72,7 @@ public final class AtomicStore: PersistentStore {
         self.schema = schema
         self.configurationName = configurationName
         var initial: AtomicStoreContents
+        if let url { Self.removeStaleTemporaryFiles(of: url) }
         if let format, let url, FileManager.default.fileExists(atPath: url.path) {
             initial = try format.read(from: url)
             if let problem = initial.metadata.incompatibility(with: schema) { throw problem }
@@ -261,6 +262,19 @@ public final class AtomicStore: PersistentStore {
             try Self.writeAtomically(next, format: format, to: url)
         }
         contents.withLock { $0 = next }
+    }
+
+    /// Removes what saves killed mid-write left behind (`.<name>.<UUID>.tmp` beside the store);
+    /// the store file itself is always whole, so they hold nothing worth keeping.
+    static func removeStaleTemporaryFiles(of url: URL) {
+        let directory = url.deletingLastPathComponent()
+        let prefix = "." + url.lastPathComponent + "."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            let middle = name.dropFirst(prefix.count).dropLast(4)
+            guard UUID(uuidString: String(middle)) != nil else { continue }
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
     }
 
     /// Temporary file in the same directory, fsync, rename over the store, fsync the directory.
