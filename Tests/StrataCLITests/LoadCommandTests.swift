@@ -290,35 +290,44 @@ struct LoadCommandTests {
         #expect(!workspace.exists("a.plist"))
     }
 
-    @Test func aStoreWrittenWithAnotherModelIsRefused() throws {
-        let workspace = try Workspace.moody()
+    @Test(arguments: storeExtensions)
+    func aStoreWrittenWithAnotherModelIsRefused(_ ext: String) throws {
+        let workspace = try Workspace.moody(ext)
         try workspace.write("todo.json", todoData)
         try FileManager.default.copyItem(at: packageRoot.appendingPathComponent("Schemas/TodoList.json"), to: workspace.file("TodoList.json"))
-        let before = try #require(workspace.contents("moody.plist"))
-        let run = try workspace.run("load", "--schema", "TodoList.json", "moody.plist", "todo.json")
+        let before = try #require(workspace.contents("moody.\(ext)"))
+        let files = try workspace.listing()
+        let run = try workspace.run("load", "--schema", "TodoList.json", "moody.\(ext)", "todo.json")
         let moodyHash = try hashPrefix(workspace.file("Moody.json"))
         let todoHash = try hashPrefix(workspace.file("TodoList.json"))
-        #expect(run.stderr == """
-            strata: error: the store was written with model 'Moody' (hash \(moodyHash)…), which differs from model 'TodoList' (hash \(todoHash)…): only in the model: Location, Tag, Todo; only in the store: Continent, Country, GeographicRegion, Mood. Migrate the store, or open it with the model it was written with
+        // Some stores name the file first.
+        #expect(run.stderr.hasPrefix("strata: error: "))
+        #expect(run.stderr.hasSuffix("""
+            the store was written with model 'Moody' (hash \(moodyHash)…), which differs from model 'TodoList' (hash \(todoHash)…): only in the model: Location, Tag, Todo; only in the store: Continent, Country, GeographicRegion, Mood. Migrate the store, or open it with the model it was written with
 
-            """)
+            """), "stderr: \(run.stderr)")
         #expect(run.stdout == "")
         #expect(run.status == 1)
-        #expect(workspace.contents("moody.plist") == before)
+        #expect(workspace.contents("moody.\(ext)") == before)
+        #expect(try workspace.listing() == files)
     }
 
     // MARK: - Usage errors
 
     @Test(arguments: [
-        (["load", "--schema", "TodoList.json", "todo.plist"], "Error: Missing expected argument '<data-files> ...'"),
-        (["load", "todo.plist", "todo.json"], "Error: Missing expected argument '--schema <schema>'"),
-        (["load", "--schema", "TodoList.json", "--type", "nosuch", "todo.plist", "todo.json"], "strata: error: unknown store type 'nosuch'; known types: memory, binary"),
-        (["load", "--schema", "TodoList.json", "todo.unknown", "todo.json"], "strata: error: cannot tell the store type of 'todo.unknown'; name it with a known extension (.plist (binary), .bplist (binary)) or pass the type explicitly"),
+        (["load", "--schema", "TodoList.json", "todo.plist"], "Error: Missing expected argument '<data-files> ...'\n", "Usage: strata load"),
+        (["load", "todo.plist", "todo.json"], "Error: Missing expected argument '--schema <schema>'\n", "Usage: strata load"),
+        // The lists of types and of extensions grow with the store types.
+        (["load", "--schema", "TodoList.json", "--type", "nosuch", "todo.plist", "todo.json"],
+         "strata: error: unknown store type 'nosuch'; known types: memory, ", "binary"),
+        (["load", "--schema", "TodoList.json", "todo.unknown", "todo.json"],
+         "strata: error: cannot tell the store type of 'todo.unknown'; name it with a known extension (", ".plist (binary)"),
     ])
-    func usageErrorsExit2(_ arguments: [String], _ message: String) throws {
+    func usageErrorsExit2(_ arguments: [String], _ start: String, _ detail: String) throws {
         let workspace = try Workspace(["todo.json": todoData], schemas: ["TodoList"])
         let run = try workspace.run(arguments)
-        #expect(run.stderr.hasPrefix(message + "\n"), "stderr: \(run.stderr)")
+        #expect(run.stderr.hasPrefix(start), "stderr: \(run.stderr)")
+        #expect(run.stderr.contains(detail), "stderr: \(run.stderr)")
         #expect(run.stdout == "")
         #expect(run.status == 2)
         #expect(try workspace.listing() == ["TodoList.json", "todo.json"])
