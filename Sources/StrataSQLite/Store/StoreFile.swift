@@ -61,6 +61,23 @@ enum StoreFile {
     /// Opens the file read-only, checks it is a Strata store, and reads its metadata.
     static func readMetadata(_ url: URL) throws(StrataError) -> StoreMetadata {
         try checkHeader(url)
+        // Reading a WAL database creates -wal and -shm files even read-only; a refused or merely
+        // inspected store must be left as it was, so remove the ones this read made (an empty
+        // log holds nothing; the index is rebuilt by the next connection).
+        let path = url.path
+        let made = ["-wal", "-shm"].filter { !FileManager.default.fileExists(atPath: path + $0) }
+        defer {
+            let wal = path + "-wal"
+            let walIsEmpty = ((try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? NSNumber)?.intValue ?? 0) == 0
+            if walIsEmpty {
+                for suffix in made { try? FileManager.default.removeItem(atPath: path + suffix) }
+            }
+        }
+        return try readMetadataOnce(url)
+    }
+
+    /// Opens, reads and closes (the connection is closed when this returns).
+    private static func readMetadataOnce(_ url: URL) throws(StrataError) -> StoreMetadata {
         let database = try Database(path: url.path, mode: .init(readOnly: true, create: false))
         return try readMetadata(database)
     }
