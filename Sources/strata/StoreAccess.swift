@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataSQLite
 
 /// How the commands find and open stores of every type.
 enum StoreAccess {
     /// Every store type the CLI can open.
     static var registry: StoreTypeRegistry {
-        StoreTypeRegistry([])
+        StoreTypeRegistry([SQLiteStoreFactory()])
     }
 
     /// The type named by `--type`, or found from the file's first bytes or its extension.
