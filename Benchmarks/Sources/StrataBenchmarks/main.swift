@@ -11,6 +11,8 @@ import StrataSQLite
 //     swift run -c release StrataBenchmarks [count]
 
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 100_000
+/// `--only store` (or raw, grdb, context) runs one contender, for profiling.
+let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
 let changed = count / 10
 
 /// One row's values, the same for every contender.
@@ -371,6 +373,11 @@ let filteredOrder = [FetchSortDescriptor("price", ascending: false)]
 // MARK: - Report
 
 print("\(count) objects of a 10-attribute entity; times in ms (filtered: average of \(filteredRepeats) runs)")
+if let only {
+    let results = try only == "raw" ? rawSQLite() : only == "grdb" ? grdb() : only == "store" ? strataStore() : strataContext()
+    for operation in Operation.allCases { print(operation.rawValue, String(format: "%.1f ms", results[operation]!)) }
+    exit(0)
+}
 let raw = try rawSQLite()
 let grdbResults = try grdb()
 let store = try strataStore()
