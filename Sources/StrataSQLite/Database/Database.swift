@@ -25,7 +25,7 @@ final class Database {
 
     /// Opens a connection. Strata's SQL functions and collations are registered on it.
     init(path: String, mode: OpenMode) throws(StrataError) {
-        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        var flags = SQLITE_OPEN_NOMUTEX
         if mode.readOnly {
             flags |= SQLITE_OPEN_READONLY
         } else {
@@ -95,6 +95,19 @@ final class Database {
         let statement = try statement(sql)
         do {
             return try statement.rows(arguments, row)
+        } catch {
+            forget(sql)
+            throw error
+        }
+    }
+
+    /// Calls `body` with each row of a cached statement.
+    func each(_ sql: String, _ arguments: [SQLValue], _ body: (Statement) throws(StrataError) -> Void) throws(StrataError) {
+        let statement = try statement(sql)
+        do {
+            try statement.reset(binding: arguments)
+            while try statement.step() { try body(statement) }
+            try statement.prepareForBinding()
         } catch {
             forget(sql)
             throw error
