@@ -87,11 +87,15 @@ let package = Package(
         .testTarget(
             name: "StrataXMLTests",
             dependencies: ["StrataXML"],
+            // Golden files the tests read from the source tree.
+            exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataBinaryPlistTests",
             dependencies: ["StrataBinaryPlist"],
+            // Golden files, read from the source tree by path and compared byte for byte.
+            exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
         // One suite of store behaviour, run against every store type.
@@ -103,6 +107,8 @@ let package = Package(
         .testTarget(
             name: "StrataCLITests",
             dependencies: ["StrataCLI"],
+            // Expected CLI output, read from the source tree by path and compared exactly.
+            exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
     ],

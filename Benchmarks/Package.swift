@@ -2,6 +2,11 @@
 import Foundation
 import PackageDescription
 
+// Benchmarks live in their own package so that the library never depends on what it is measured
+// against. Run in release mode: `swift run -c release --package-path Benchmarks <name>`; the
+// measured tables are in the README. XMLBenchmarks takes OBJECTS, RUNS and PROFILE=read|write
+// (repeat one side, for perf) from the environment.
+
 // The root package, by path. A path dependency's identity is its directory's name, which
 // depends on where the repository is checked out, so it is read from this file's location.
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -15,8 +20,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
-        // The sqlite3 C API for the raw baseline; named apart from Strata's own CSQLite module.
-        .systemLibrary(name: "CSQLiteRaw", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The SQLite store against the raw sqlite3 C API and GRDB records, 100k objects.
         .executableTarget(
             name: "StrataBenchmarks",
             dependencies: [
@@ -25,6 +29,34 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "CSQLiteRaw",
             ]
+        ),
+        // Save and load of 100k objects in the binary store against Python's plistlib.
+        .executableTarget(
+            name: "BinaryPlistBenchmark",
+            dependencies: [
+                .product(name: "Strata", package: rootIdentity),
+                .product(name: "StrataBinaryPlist", package: rootIdentity),
+            ]
+        ),
+        // Save and load of 100k objects in the XML store against a raw libxml2 SAX parse and a
+        // plain buffered write of the same bytes.
+        .executableTarget(
+            name: "XMLBenchmarks",
+            dependencies: [
+                .product(name: "Strata", package: rootIdentity),
+                .product(name: "StrataXML", package: rootIdentity),
+                "CLibXML2Bench",
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // The sqlite3 C API for the raw baseline; named apart from Strata's own CSQLite module.
+        .systemLibrary(name: "CSQLiteRaw", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // libxml2 for the raw SAX-parse baseline, wrapped like the library's CLibXML2 (which is
+        // not a product of the Strata package).
+        .systemLibrary(
+            name: "CLibXML2Bench",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -11,38 +11,44 @@ import StrataXML
 //     swift run todo-example
 //     STRATA_STORE=sqlite:/tmp/todos.sqlite swift run todo-example
 
-let configuration = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("strata.json")
-let container = try PersistentContainer(
-    configurationFile: configuration, storeTypes: ExampleStores.registry,
-    classes: [Todo.self, Tag.self, Location.self])
-let store = container.storeDescriptions[0]
-print("Store: \(store.type)\(store.url.map { " at \($0.path)" } ?? "")")
-
-let context = container.newBackgroundContext()
-let todos = TodoRepository(context: context)
-
-if try todos.open().isEmpty {
-    try todos.add("Buy milk", priority: 2, tags: ["home", "shopping"], at: "Corner shop")
-    try todos.add("Buy stamps", priority: 1, tags: ["shopping"], at: "Post office")
-    try todos.add("Water the plants", tags: ["home"])
-    try todos.add("Write the report", priority: 3, tags: ["work"])
-    try todos.complete("Buy stamps")
-}
-
-print("\nOpen, most important first:")
-for todo in try todos.open() {
-    let tags = todo.tags.map(\.name).sorted().joined(separator: ", ")
-    print("  [\(todo.priority)] \(todo.title)  (\(tags))\(todo.location.map { " @ \($0.name)" } ?? "")")
-}
-
-print("\nTagged 'shopping':")
-for todo in try todos.tagged("shopping") {
-    print("  \(todo.done ? "✓" : "·") \(todo.title)")
-}
-
 do {
-    try todos.add("", tags: ["home"])
-} catch let error as StrataError {
-    print("\nAn empty title is refused:\n\(error)")
-    context.rollback()
+    let configuration = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("strata.json")
+    let container = try PersistentContainer(
+        configurationFile: configuration, storeTypes: ExampleStores.registry,
+        classes: [Todo.self, Tag.self, Location.self])
+    let store = container.storeDescriptions[0]
+    print("Store: \(store.type)\(store.url.map { " at \($0.path)" } ?? "")")
+
+    let context = container.newBackgroundContext()
+    let todos = TodoRepository(context: context)
+
+    if try todos.open().isEmpty {
+        try todos.add("Buy milk", priority: 2, tags: ["home", "shopping"], at: "Corner shop")
+        try todos.add("Buy stamps", priority: 1, tags: ["shopping"], at: "Post office")
+        try todos.add("Water the plants", tags: ["home"])
+        try todos.add("Write the report", priority: 3, tags: ["work"])
+        try todos.complete("Buy stamps")
+    }
+
+    print("\nOpen, most important first:")
+    for todo in try todos.open() {
+        let tags = todo.tags.map(\.name).sorted().joined(separator: ", ")
+        print("  [\(todo.priority)] \(todo.title)  (\(tags))\(todo.location.map { " @ \($0.name)" } ?? "")")
+    }
+
+    print("\nTagged 'shopping':")
+    for todo in try todos.tagged("shopping") {
+        print("  \(todo.done ? "✓" : "·") \(todo.title)")
+    }
+
+    do {
+        try todos.add("", tags: ["home"])
+    } catch let error as StrataError {
+        print("\nAn empty title is refused:\n\(error)")
+        context.rollback()
+    }
+} catch {
+    // Bad configuration, an unreadable store, a refused save: say what and where, exit 1.
+    FileHandle.standardError.write(Data("todo-example: \(error)\n".utf8))
+    exit(1)
 }

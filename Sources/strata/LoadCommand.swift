@@ -41,23 +41,39 @@ struct LoadCommand: ParsableCommand {
                 }
                 inputs.append((file, data))
             }
-            let coordinator = try StoreAccess.openOrCreate(store, type: type, schema: schema)
-            let context = ManagedObjectContext(coordinator: coordinator)
-            let importer = DataImporter(context: context)
-            for (file, data) in inputs { importer.add(data, file: file) }
-            let counts = try importer.finish()
+            // Opening a missing store creates it; a load that fails must not leave it behind.
+            let existed = FileManager.default.fileExists(atPath: store)
+            let counts: [String: Int]
             do {
-                try context.save()
-            } catch let error as StrataError where error.code == .validationFailed {
-                var lines = ["the data breaks the model's rules; nothing was written:"]
-                for failure in error.failures {
-                    lines.append("  \(importer.describe(failure.objectID) ?? failure.objectID.description): \(failure.key.map { "\($0): " } ?? "")\(failure.message)")
-                }
-                throw CLIError.invalid(lines.joined(separator: "\n"))
+                counts = try load(inputs, schema: schema)
+            } catch {
+                if !existed { StoreAccess.removeStoreFiles(at: store) }
+                throw error
             }
             let total = counts.values.reduce(0, +)
             let detail = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             Console.print("loaded \(total) object\(total == 1 ? "" : "s") into \(store)\(detail.isEmpty ? "" : ": \(detail)")")
         }
+    }
+
+    /// Opens or creates the store and loads `inputs` in one save. The store is closed when this
+    /// returns, so that a new one can be removed after a failure.
+    private func load(_ inputs: [(String, Data)], schema: Schema) throws -> [String: Int] {
+        let coordinator = try StoreAccess.openOrCreate(store, type: type, schema: schema)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let importer = DataImporter(context: context)
+        for (file, data) in inputs { importer.add(data, file: file) }
+        let counts = try importer.finish()
+        do throws(StrataError) {
+            try context.save()
+        } catch {
+            guard error.code == .validationFailed else { throw error }
+            var lines = ["the data breaks the model's rules; nothing was written:"]
+            for failure in importer.sortedByInput(error.failures) {
+                lines.append("  \(importer.describe(failure.objectID) ?? failure.objectID.description): \(failure.key.map { "\($0): " } ?? "")\(failure.message)")
+            }
+            throw CLIError.invalid(lines.joined(separator: "\n"))
+        }
+        return counts
     }
 }

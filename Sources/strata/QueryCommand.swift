@@ -34,7 +34,7 @@ struct QueryCommand: ParsableCommand {
     @Option(name: .customLong("where"), help: "A predicate in the NSPredicate format language.")
     var predicate: String?
 
-    @Option(help: "Sort keys, comma-separated; a leading '-' sorts descending (for example -priority,title).")
+    @Option(parsing: .unconditional, help: "Sort keys, comma-separated; a leading '-' sorts descending (for example -priority,title).")
     var sort: String?
 
     @Option(help: "Return at most this many objects.")
@@ -93,7 +93,7 @@ func parsePredicate(_ text: String?) throws -> FetchPredicate? {
 /// Parses `--sort key,-key`.
 func parseSort(_ text: String?) throws -> [FetchSortDescriptor] {
     guard let text else { return [] }
-    return try text.split(separator: ",").map { part in
+    return try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
         let key = part.trimmingCharacters(in: .whitespaces)
         let descending = key.hasPrefix("-")
         let path = descending ? String(key.dropFirst()) : key

@@ -1,13 +1,19 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataBinaryPlist
 import StrataSQLite
+import StrataXML
 
 /// How the commands find and open stores of every type.
 enum StoreAccess {
     /// Every store type the CLI can open.
     static var registry: StoreTypeRegistry {
-        StoreTypeRegistry([SQLiteStoreFactory()])
+        StoreTypeRegistry([
+            SQLiteStoreFactory(),
+            XMLStoreFactory(),
+            BinaryPlistStoreFactory(),
+        ])
     }
 
     /// The type named by `--type`, or found from the file's first bytes or its extension.
@@ -40,6 +46,13 @@ enum StoreAccess {
         let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: registry)
         try coordinator.addStore(StoreDescription(type: type, url: url))
         return coordinator
+    }
+
+    /// Removes a store file and the files SQLite keeps beside it.
+    static func removeStoreFiles(at path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
     }
 
     /// Reads a model file; an unreadable one is a usage error (2), an invalid one exits 1.

@@ -2,96 +2,6 @@ import Foundation
 import Strata
 import Testing
 
-/// The output and exit status of one run of the `strata` executable.
-struct StrataRun {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
-
-/// Runs the built `strata` executable the way a person at a terminal would.
-enum StrataExecutable {
-    /// The `strata` executable that SwiftPM built next to the test bundle.
-    static let url: URL? = {
-        let starts = [
-            Bundle.main.bundleURL,
-            Bundle.main.executableURL?.deletingLastPathComponent(),
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-        ].compactMap { $0 }
-        for start in starts {
-            var directory = start.standardizedFileURL
-            for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent("strata")
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate.path) {
-                    return candidate
-                }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }()
-
-    /// Runs `strata arguments…` in `directory`, so that relative file names print as given.
-    static func run(_ arguments: [String], in directory: URL) throws -> StrataRun {
-        let executable = try #require(
-            url,
-            "the strata executable was not found next to the test bundle (\(Bundle.main.bundleURL.path)) or in its parent directories; build it with `swift build`")
-        let outputDirectory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: outputDirectory) }
-        let stdoutURL = outputDirectory.appendingPathComponent("stdout")
-        let stderrURL = outputDirectory.appendingPathComponent("stderr")
-        try Data().write(to: stdoutURL)
-        try Data().write(to: stderrURL)
-        let stdout = try FileHandle(forWritingTo: stdoutURL)
-        let stderr = try FileHandle(forWritingTo: stderrURL)
-
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        process.waitUntilExit()
-        try stdout.close()
-        try stderr.close()
-        return StrataRun(
-            status: process.terminationStatus,
-            stdout: String(decoding: try Data(contentsOf: stdoutURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self))
-    }
-}
-
-/// A new empty directory, removed by the caller.
-func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
-/// A temporary directory holding model files, removed when the test ends.
-final class ModelDirectory {
-    let url: URL
-
-    init(_ files: [String: String]) throws {
-        url = try temporaryDirectory()
-        for (name, text) in files {
-            try Data(text.utf8).write(to: url.appendingPathComponent(name))
-        }
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    func run(_ arguments: String...) throws -> StrataRun {
-        try StrataExecutable.run(arguments, in: url)
-    }
-}
-
 /// Two entities, no problems.
 let validModel = """
     {
@@ -134,7 +44,7 @@ struct ValidateCommandTests {
     // MARK: - Text output and exit status
 
     @Test func validFile() throws {
-        let directory = try ModelDirectory(["Valid.json": validModel])
+        let directory = try Workspace(["Valid.json": validModel])
         let run = try directory.run("validate", "Valid.json")
         #expect(run.stdout == "Valid.json: valid, model Shop, 2 entities, 0 warnings\n")
         #expect(run.stderr == "")
@@ -142,7 +52,7 @@ struct ValidateCommandTests {
     }
 
     @Test func fileWithAnError() throws {
-        let directory = try ModelDirectory(["Broken.json": brokenModel])
+        let directory = try Workspace(["Broken.json": brokenModel])
         let run = try directory.run("validate", "Broken.json")
         #expect(run.stdout == """
             \(brokenLine)
@@ -154,7 +64,7 @@ struct ValidateCommandTests {
     }
 
     @Test func malformedJSON() throws {
-        let directory = try ModelDirectory(["Bad.json": #"{"name": "Shop",}"#])
+        let directory = try Workspace(["Bad.json": #"{"name": "Shop",}"#])
         let run = try directory.run("validate", "Bad.json")
         #expect(run.stdout == """
             Bad.json:1:17: error: malformed JSON: trailing comma before '}'; remove the last ','
@@ -165,7 +75,7 @@ struct ValidateCommandTests {
     }
 
     @Test func warningsOnly() throws {
-        let directory = try ModelDirectory(["Warn.json": warningModel])
+        let directory = try Workspace(["Warn.json": warningModel])
         let run = try directory.run("validate", "Warn.json")
         #expect(run.stdout == """
             Warn.json:5:26: warning: \(warningMessage) [entities[0].relationships[0]]
@@ -177,7 +87,7 @@ struct ValidateCommandTests {
     }
 
     @Test func warningsAsErrors() throws {
-        let directory = try ModelDirectory(["Warn.json": warningModel, "Valid.json": validModel])
+        let directory = try Workspace(["Warn.json": warningModel, "Valid.json": validModel])
         let run = try directory.run("validate", "--warnings-as-errors", "Valid.json", "Warn.json")
         #expect(run.stdout == """
             Warn.json:5:26: error: \(warningMessage) [--warnings-as-errors] [entities[0].relationships[0]]
@@ -192,7 +102,7 @@ struct ValidateCommandTests {
     }
 
     @Test func severalFilesReportEveryOneAndTheWorstStatus() throws {
-        let directory = try ModelDirectory(["Valid.json": validModel, "Broken.json": brokenModel, "Warn.json": warningModel])
+        let directory = try Workspace(["Valid.json": validModel, "Broken.json": brokenModel, "Warn.json": warningModel])
         let run = try directory.run("validate", "Valid.json", "Broken.json", "Warn.json")
         #expect(run.stdout == """
             \(brokenLine)
@@ -206,7 +116,7 @@ struct ValidateCommandTests {
     }
 
     @Test func missingFile() throws {
-        let directory = try ModelDirectory([:])
+        let directory = try Workspace([:])
         let run = try directory.run("validate", "Missing.json")
         #expect(run.stdout == """
             Missing.json: error: cannot read the file: no such file
@@ -217,7 +127,7 @@ struct ValidateCommandTests {
     }
 
     @Test func anUnreadableFileOutranksAnInvalidOne() throws {
-        let directory = try ModelDirectory(["Broken.json": brokenModel])
+        let directory = try Workspace(["Broken.json": brokenModel])
         let run = try directory.run("validate", "Broken.json", "Missing.json")
         #expect(run.stdout.hasSuffix("Broken.json: invalid, 1 error\nMissing.json: unreadable\n"))
         #expect(run.status == 2)
@@ -234,7 +144,7 @@ struct ValidateCommandTests {
         (["frobnicate"], "Error: Unexpected argument 'frobnicate'"),
     ])
     func usageErrorsExitWith2(_ arguments: [String], _ message: String) throws {
-        let directory = try ModelDirectory(["Valid.json": validModel])
+        let directory = try Workspace(["Valid.json": validModel])
         let run = try StrataExecutable.run(arguments, in: directory.url)
         #expect(run.status == 2)
         #expect(run.stdout == "")
@@ -243,7 +153,7 @@ struct ValidateCommandTests {
     }
 
     @Test func helpIsNotAnError() throws {
-        let directory = try ModelDirectory([:])
+        let directory = try Workspace([:])
         let run = try directory.run("validate", "--help")
         #expect(run.status == 0)
         #expect(run.stdout.contains("USAGE: strata validate <files> ..."))
@@ -258,7 +168,7 @@ struct ValidateCommandTests {
     }
 
     @Test func jsonFormatWithAnError() throws {
-        let directory = try ModelDirectory(["Broken.json": brokenModel, "Warn.json": warningModel])
+        let directory = try Workspace(["Broken.json": brokenModel, "Warn.json": warningModel])
         let run = try directory.run("validate", "--format", "json", "Broken.json", "Warn.json")
         #expect(run.status == 1)
         let entries = try diagnostics(run.stdout)
@@ -283,7 +193,7 @@ struct ValidateCommandTests {
     }
 
     @Test func jsonFormatOfAValidFileIsAnEmptyArray() throws {
-        let directory = try ModelDirectory(["Valid.json": validModel])
+        let directory = try Workspace(["Valid.json": validModel])
         let run = try directory.run("validate", "--format", "json", "Valid.json")
         #expect(run.status == 0)
         #expect(try diagnostics(run.stdout).isEmpty)
@@ -291,7 +201,7 @@ struct ValidateCommandTests {
     }
 
     @Test func jsonFormatOfAMissingFile() throws {
-        let directory = try ModelDirectory([:])
+        let directory = try Workspace([:])
         let run = try directory.run("validate", "--format", "json", "Missing.json")
         #expect(run.status == 2)
         let entries = try diagnostics(run.stdout)
@@ -306,7 +216,7 @@ struct ValidateCommandTests {
     }
 
     @Test func jsonFormatWithWarningsAsErrors() throws {
-        let directory = try ModelDirectory(["Warn.json": warningModel])
+        let directory = try Workspace(["Warn.json": warningModel])
         let run = try directory.run("validate", "--format", "json", "--warnings-as-errors", "Warn.json")
         #expect(run.status == 1)
         let entries = try diagnostics(run.stdout)
@@ -319,7 +229,7 @@ struct ValidateCommandTests {
     // MARK: - Hashes
 
     @Test func hashesAsText() throws {
-        let directory = try ModelDirectory(["Valid.json": validModel])
+        let directory = try Workspace(["Valid.json": validModel])
         let schema = try Schema(contentsOf: directory.url.appendingPathComponent("Valid.json"))
         let item = try #require(schema.entity(named: "Item")?.versionHash)
         let category = try #require(schema.entity(named: "Category")?.versionHash)
@@ -338,7 +248,7 @@ struct ValidateCommandTests {
     }
 
     @Test func hashesAsJSON() throws {
-        let directory = try ModelDirectory(["Valid.json": validModel, "Warn.json": warningModel, "Broken.json": brokenModel])
+        let directory = try Workspace(["Valid.json": validModel, "Warn.json": warningModel, "Broken.json": brokenModel])
         let valid = try Schema(contentsOf: directory.url.appendingPathComponent("Valid.json"))
         let warned = try Schema(contentsOf: directory.url.appendingPathComponent("Warn.json"))
         let run = try directory.run("validate", "--format", "json", "--hashes", "Valid.json", "Warn.json", "Broken.json")
@@ -364,11 +274,6 @@ struct ValidateCommandTests {
 
     // MARK: - The example models
 
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent() // StrataCLITests
-        .deletingLastPathComponent() // Tests
-        .deletingLastPathComponent()
-
     static let exampleModels: [String] = {
         let schemas = packageRoot.appendingPathComponent("Schemas")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: schemas.path)) ?? []
@@ -381,10 +286,10 @@ struct ValidateCommandTests {
 
     @Test(arguments: exampleModels)
     func exampleModelIsValid(_ path: String) throws {
-        let result = try Schema.load(contentsOf: Self.packageRoot.appendingPathComponent(path))
+        let result = try Schema.load(contentsOf: packageRoot.appendingPathComponent(path))
         let schema = try #require(result.schema, "\(result.diagnostics)")
         let warnings = result.diagnostics.warnings.count
-        let run = try StrataExecutable.run(["validate", path], in: Self.packageRoot)
+        let run = try StrataExecutable.run(["validate", path], in: packageRoot)
         let entities = "\(schema.entities.count) \(schema.entities.count == 1 ? "entity" : "entities")"
         let summary = "\(path): valid, model \(schema.name), \(entities), \(warnings) \(warnings == 1 ? "warning" : "warnings")"
         #expect(run.stdout.hasSuffix(summary + "\n"), "stdout: \(run.stdout)")
@@ -393,7 +298,7 @@ struct ValidateCommandTests {
     }
 
     @Test func allExampleModelsTogether() throws {
-        let run = try StrataExecutable.run(["validate"] + Self.exampleModels, in: Self.packageRoot)
+        let run = try StrataExecutable.run(["validate"] + Self.exampleModels, in: packageRoot)
         #expect(run.status == 0, "stdout: \(run.stdout)")
         #expect(!run.stdout.contains(": error:"))
     }

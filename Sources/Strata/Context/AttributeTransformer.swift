@@ -1,5 +1,4 @@
 public import Foundation
-internal import Synchronization
 
 /// Turns the Swift value of a `transformable` attribute into data and back. Every store keeps
 /// transformable values as that data.
@@ -31,7 +30,7 @@ public struct CodableAttributeTransformer<Value: Codable & Sendable>: AttributeT
 
 /// The value transformers of a coordinator, by the names models use in `"transformer"`.
 public final class AttributeTransformerRegistry: Sendable {
-    private let transformers = Mutex<[String: any AttributeTransformer]>([:])
+    private let transformers = Locked<[String: any AttributeTransformer]>([:])
 
     public init() {}
 

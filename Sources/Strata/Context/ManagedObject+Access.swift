@@ -288,7 +288,7 @@ extension ManagedObject {
 
     private func transformer(for attribute: AttributeDescription) -> (any AttributeTransformer)? {
         guard attribute.type == .transformable, let name = attribute.transformerName else { return nil }
-        guard let transformer = managedObjectContext?.coordinator.attributeTransformers.transformer(named: name) else {
+        guard let transformer = context().coordinator.attributeTransformers.transformer(named: name) else {
             preconditionFailure("no value transformer named '\(name)' is registered for \(entity.name).\(attribute.name); register one with coordinator.attributeTransformers.register(_:name:)")
         }
         return transformer
@@ -296,6 +296,8 @@ extension ManagedObject {
 
     // MARK: - Conversions
 
+    /// The nil of an Optional that arrived boxed in `Any` (a typed property set to nil, or
+    /// `Optional<T>.none as Any`) as a plain nil.
     static func swiftValue(_ value: AttributeValue) -> Any {
         switch value {
         case .string(let v): v

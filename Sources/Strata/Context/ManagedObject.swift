@@ -42,6 +42,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var changedKeys: Set<String> = []
     /// A primary key asked for at insert (imports keep their `@id`).
     var requestedPrimaryKey: Int64?
+    /// The order of inserts in the context, so that primary keys follow it.
+    var insertionIndex = 0
 
     /// Creates an object for `entity`; contexts call this — use ``init(context:)`` or
     /// ``ManagedObjectContext/insertObject(entityName:)`` to insert one.

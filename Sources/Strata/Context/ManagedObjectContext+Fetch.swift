@@ -136,16 +136,11 @@ extension ManagedObjectContext {
                         ids.append(id)
                     }
                 }
+                // The records go to the coordinator's row cache, so the destinations' faults
+                // fill from memory even after the objects made here are released.
                 let missing = ids.filter { registeredObject(for: $0)?.isFault ?? true }
-                var next: [ManagedObject] = []
-                var byStore: [String: [ObjectID]] = [:]
-                for id in missing where !id.isTemporary { byStore[id.storeIdentifier ?? "", default: []].append(id) }
-                for (storeID, storeIDs) in byStore {
-                    guard let store = coordinator.store(withIdentifier: storeID) else { continue }
-                    for record in try store.records(for: storeIDs).values { _ = materialize(record) }
-                }
-                for id in ids { next.append(materialize(id)) }
-                level = next
+                for record in try coordinator.records(for: missing).values { _ = materialize(record) }
+                level = ids.map { materialize($0) }
             }
         }
     }
@@ -181,6 +176,26 @@ extension ManagedObjectContext {
         case .data(let v): .binary(v)
         case .uuid(let v): .uuid(v)
         case .uri(let v): .uri(v)
+        }
+    }
+}
+
+/// The result of ``ManagedObjectContext/execute(_:)``, by the request's `resultType`.
+public enum FetchResult {
+    case objects([ManagedObject])
+    case objectIDs([ObjectID])
+    case count(Int)
+    case dictionaries([[String: PropertyValue]])
+}
+
+extension ManagedObjectContext {
+    /// Runs a request and returns what its `resultType` asks for (Core Data's `execute`).
+    public func execute(_ request: FetchRequest) throws(StrataError) -> FetchResult {
+        switch request.resultType {
+        case .objects: .objects(try fetch(request))
+        case .objectIDs: .objectIDs(try fetchObjectIDs(request))
+        case .count: .count(try count(for: request))
+        case .dictionaries: .dictionaries(try fetchDictionaries(request))
         }
     }
 }

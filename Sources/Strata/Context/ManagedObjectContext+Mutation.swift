@@ -16,6 +16,11 @@ extension ManagedObjectContext {
         }
         noteChange(object)
         undoManager?.register { [unowned self] in
+            if inserted && !object.isInserted {
+                // The insert was saved since: undoing it deletes the saved object.
+                self.markDeleted(object, true)
+                return
+            }
             self.markInserted(object, !inserted)
             if inserted { self.unregister(object) }
         }
@@ -29,6 +34,16 @@ extension ManagedObjectContext {
 
     func markDeleted(_ object: ManagedObject, _ deleted: Bool) {
         guard object.isDeleted != deleted else { return }
+        if !deleted && object.managedObjectContext == nil && !object.objectID.isTemporary {
+            // The delete was saved since (the save let the object go): undoing it inserts the
+            // object again, with its values and its primary key.
+            object.isDeleted = false
+            object.committed = nil
+            object.requestedPrimaryKey = object.objectID.primaryKey
+            object.changedKeys = Set(object.entity.attributes.map(\.name) + object.entity.relationships.map(\.name))
+            markInserted(object, true)
+            return
+        }
         object.isDeleted = deleted
         noteChange(object)
         undoManager?.register { [unowned self] in self.markDeleted(object, !deleted) }
@@ -59,8 +74,7 @@ extension ManagedObjectContext {
             members.append(id)
         }
         object.toManyIDs[key] = members
-        object.changedKeys.insert(key)
-        noteChange(object)
+        updateChangedKey(object, key)
         undoManager?.register { [unowned self] in self.primitiveRemove(object, key, id) }
     }
 
@@ -69,8 +83,7 @@ extension ManagedObjectContext {
         guard let index = members.firstIndex(of: id) else { return }
         members.remove(at: index)
         object.toManyIDs[key] = members
-        object.changedKeys.insert(key)
-        noteChange(object)
+        updateChangedKey(object, key)
         undoManager?.register { [unowned self] in self.primitiveInsert(object, key, id, at: index) }
     }
 

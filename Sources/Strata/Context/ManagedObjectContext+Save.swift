@@ -85,6 +85,10 @@ extension ManagedObjectContext {
                 changes.updated.append((record(object), object.changedKeys))
             }
         }
+        // New objects get their primary keys in the order they were inserted (temporary IDs
+        // order by a random UUID), so the same program gives the same keys every run.
+        let order = Dictionary(uniqueKeysWithValues: objects.map { ($0.objectID, $0.insertionIndex) })
+        changes.inserted.sort { order[$0.record.objectID, default: 0] < order[$1.record.objectID, default: 0] }
         return changes
     }
 

@@ -1,5 +1,4 @@
 internal import Foundation
-internal import Synchronization
 internal import OrderedCollections
 
 /// A scratch pad of objects: insert, change and delete them, then save every change at once.
@@ -45,6 +44,7 @@ public final class ManagedObjectContext {
     /// Objects with unsaved changes, kept alive until they are saved or rolled back.
     var changed: [ObjectIdentifier: ManagedObject] = [:]
     private var registrySweepThreshold = 1024
+    private var insertions = 0
     private var mergeSubscription: PersistentStoreCoordinator.ObserverToken?
     private let inbox = MergeInbox()
 
@@ -113,6 +113,8 @@ public final class ManagedObjectContext {
     func register(inserted object: ManagedObject) {
         processPendingMerges()
         object.isFault = false
+        insertions += 1
+        object.insertionIndex = insertions
         for attribute in object.entity.attributes {
             if let value = attribute.defaultValue { object.attributeValues[attribute.name] = value }
         }
@@ -347,7 +349,7 @@ struct WeakObject {
 
 /// Saves posted by the coordinator (from any task) until the context takes them (in its own).
 final class MergeInbox: Sendable {
-    private let pending = Mutex<[SaveNotification]>([])
+    private let pending = Locked<[SaveNotification]>([])
 
     func post(_ notification: SaveNotification) {
         pending.withLock { $0.append(notification) }

@@ -18,6 +18,8 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
     public let storeIdentifier: String?
     let key: Key
 
+    /// A permanent ID. `package` so that store modules can rebuild the IDs of the records they
+    /// read from their files.
     package init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
         self.entityName = entityName
         self.storeIdentifier = storeIdentifier

@@ -1,5 +1,4 @@
 public import Foundation
-internal import Synchronization
 
 /// A whole stack in one object: the model, a coordinator with its stores, a main-actor
 /// `viewContext`, and background contexts.

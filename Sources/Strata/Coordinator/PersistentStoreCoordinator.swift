@@ -1,6 +1,5 @@
 public import Foundation
 public import Logging
-internal import Synchronization
 
 /// Where a coordinator finds a store: its type, its file, the configuration it holds, options.
 public struct StoreDescription: Sendable, Hashable {
@@ -53,8 +52,8 @@ public final class PersistentStoreCoordinator: Sendable {
         var observers: [UUID: @Sendable (SaveNotification) -> Void] = [:]
     }
 
-    private let state = Mutex(State())
-    private let rowCache = Mutex(RowCache(capacity: 100_000))
+    private let state = Locked(State())
+    private let rowCache = Locked(RowCache(capacity: 100_000))
 
     /// - Parameters:
     ///   - storeTypes: the store types this coordinator can open (the in-memory store always).
@@ -178,6 +177,25 @@ public final class PersistentStoreCoordinator: Sendable {
         return record
     }
 
+    /// The saved state of several objects at once: cached rows, and one request per store for
+    /// the rest, which are cached in turn (prefetching).
+    func records(for ids: [ObjectID]) throws(StrataError) -> [ObjectID: StoreRecord] {
+        var result: [ObjectID: StoreRecord] = [:]
+        var missing: [String: [ObjectID]] = [:]
+        rowCache.withLock { cache in
+            for id in ids where !id.isTemporary {
+                if let cached = cache[id] { result[id] = cached } else { missing[id.storeIdentifier ?? "", default: []].append(id) }
+            }
+        }
+        for (storeID, storeIDs) in missing {
+            guard let store = store(withIdentifier: storeID) else { continue }
+            let records = try store.records(for: storeIDs)
+            rowCache.withLock { cache in for record in records.values { cache.insert(record) } }
+            result.merge(records) { $1 }
+        }
+        return result
+    }
+
     /// The members of a stored object's to-many relationship, from its store.
     func relatedObjectIDs(of id: ObjectID, relationship: String) throws(StrataError) -> [ObjectID] {
         guard !id.isTemporary, let store = store(withIdentifier: id.storeIdentifier) else { return [] }
@@ -215,24 +233,6 @@ public final class PersistentStoreCoordinator: Sendable {
         let parts = try split(request)
         if parts.count == 1 { return try parts[0].store.fetchObjectIDs(parts[0].request) }
         return try fetchRecords(request).map(\.objectID)
-    }
-
-    /// The saved records of many objects at once, through the row cache, one call per store.
-    func records(for ids: [ObjectID]) throws(StrataError) -> [ObjectID: StoreRecord] {
-        var result: [ObjectID: StoreRecord] = [:]
-        var missing: [String: [ObjectID]] = [:]
-        rowCache.withLock { cache in
-            for id in ids {
-                if let record = cache[id] { result[id] = record } else if !id.isTemporary { missing[id.storeIdentifier ?? "", default: []].append(id) }
-            }
-        }
-        for (storeIdentifier, storeIDs) in missing {
-            guard let store = store(withIdentifier: storeIdentifier) else { continue }
-            let loaded = try store.records(for: storeIDs)
-            rowCache.withLock { cache in for record in loaded.values { cache.insert(record) } }
-            result.merge(loaded) { $1 }
-        }
-        return result
     }
 
     func countRecords(_ request: StoreFetchRequest) throws(StrataError) -> Int {

@@ -30,6 +30,8 @@ public final class DataImporter {
         var id: Int64
         var file: String?
         var location: SourceLocation?
+        /// Where its `@id` value is.
+        var idLocation: SourceLocation?
         var path: String
     }
 
@@ -127,7 +129,7 @@ public final class DataImporter {
             report(error.message, file: file, path: path, location: node.location)
             return
         }
-        imported[key] = Imported(object: object, id: id, file: file, location: node.location, path: path)
+        imported[key] = Imported(object: object, id: id, file: file, location: node.location, idLocation: idMember.value.location, path: path)
         byObjectID[ObjectIdentifier(object)] = key
         order.append(key)
 
@@ -166,7 +168,7 @@ public final class DataImporter {
         let stored = try existingKeys(imported.keys.map { $0 } + referencedKeys())
         for key in order where stored[key] != nil {
             let item = imported[key]!
-            report("\(item.object.entity.name) @id \(key.id) already exists in the store", file: item.file, path: item.path + ".@id", location: item.location)
+            report("\(item.object.entity.name) @id \(key.id) already exists in the store", file: item.file, path: item.path + ".@id", location: item.idLocation)
         }
         var expectations: [(GivenRelationship, [ObjectID])] = []
         for given in relationships {
@@ -232,6 +234,32 @@ public final class DataImporter {
         var text = "\(object.entity.name) @id \(item.id)"
         if let location = item.location { text += " (\(item.file.map { "\($0):" } ?? "")\(location))" }
         return text
+    }
+
+    /// `failures` in the order of the input — by file, line and column, as ``finish()`` orders
+    /// its diagnostics — then those of objects that were already stored, by object ID. A save
+    /// lists the failures of new objects in no stable order (their IDs are still temporary);
+    /// this gives a report that reads top to bottom and is the same on every run.
+    public func sortedByInput(_ failures: [ValidationFailure]) -> [ValidationFailure] {
+        func position(_ failure: ValidationFailure) -> (file: String, line: Int, column: Int)? {
+            guard let object = context.registeredObject(for: failure.objectID), let key = byObjectID[ObjectIdentifier(object)],
+                  let item = imported[key] else { return nil }
+            return (item.file ?? "", item.location?.line ?? 0, item.location?.column ?? 0)
+        }
+        return failures.map { ($0, position($0)) }.sorted { lhs, rhs in
+            switch (lhs.1, rhs.1) {
+            case let (a?, b?) where a != b:
+                return a < b
+            case (.some, nil):
+                return true
+            case (nil, .some):
+                return false
+            case (nil, nil) where lhs.0.objectID != rhs.0.objectID:
+                return lhs.0.objectID < rhs.0.objectID
+            default:
+                return (lhs.0.key ?? "", lhs.0.message) < (rhs.0.key ?? "", rhs.0.message)
+            }
+        }.map(\.0)
     }
 
     // MARK: - References

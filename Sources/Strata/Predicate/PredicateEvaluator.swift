@@ -45,7 +45,8 @@ package enum EvaluatedValue<Subject> {
 /// - Strings follow Swift `String` semantics (canonical equivalence), with `[c]` and `[d]`; see
 ///   ``StringMatching``.
 /// - `@count` counts, `@sum` adds (0 for an empty collection), `@avg`, `@min` and `@max` are nil
-///   for an empty collection; nil members are skipped.
+///   for an empty collection; nil members are skipped. `@min` and `@max` follow the sort order,
+///   in which NaN comes after every number.
 package struct PredicateEvaluator<Subject> {
     package let access: GraphAccessor<Subject>
 
@@ -177,13 +178,20 @@ package struct PredicateEvaluator<Subject> {
             if case .scalar(let value) = walk(member, rest) { return value }
             return nil
         }
+        let result = Self.aggregate(operation, values)
+        return result == .null ? .null : .scalar(result)
+    }
+
+    /// `@sum`, `@avg`, `@min` or `@max` of non-nil values: the one definition the evaluator and
+    /// the SQLite store's aggregate function share. `@sum` of nothing is 0; the others are nil.
+    package static func aggregate(_ operation: String, _ values: [PredicateValue]) -> PredicateValue {
         switch operation {
         case "@sum":
-            return .scalar(Self.sum(values))
+            return sum(values)
         case "@avg":
             guard !values.isEmpty else { return .null }
-            let total = values.compactMap(Self.doubleValue).reduce(0, +)
-            return .scalar(.double(total / Double(values.count)))
+            let total = values.compactMap(doubleValue).reduce(0, +)
+            return .double(total / Double(values.count))
         case "@min", "@max":
             var best: PredicateValue?
             for value in values {
@@ -191,14 +199,23 @@ package struct PredicateEvaluator<Subject> {
                     best = value
                     continue
                 }
-                if let order = Self.order(value, current, []), operation == "@min" ? order < 0 : order > 0 {
+                // NaN, unordered against numbers, counts as greater than every number, as in
+                // sorting; otherwise the result would depend on the order of the members.
+                if let order = order(value, current, []) ?? nanOrder(value, current),
+                   operation == "@min" ? order < 0 : order > 0 {
                     best = value
                 }
             }
-            return best.map { .scalar($0) } ?? .null
+            return best ?? .null
         default:
             return .null
         }
+    }
+
+    /// 1 when only `l` is NaN, -1 when only `r` is.
+    private static func nanOrder(_ l: PredicateValue, _ r: PredicateValue) -> Int? {
+        let (a, b) = (doubleValue(l)?.isNaN ?? false, doubleValue(r)?.isNaN ?? false)
+        return a == b ? nil : a ? 1 : -1
     }
 
     /// Integers add exactly while they fit; anything else adds as a double.
@@ -361,11 +378,13 @@ package struct PredicateEvaluator<Subject> {
         return fraction == 0 ? 0 : fraction > 0 ? -1 : 1
     }
 
+    /// The nearest double. A decimal goes through its exact text: `NSDecimalNumber.doubleValue`
+    /// can be one unit in the last place off (0.07 does not come back as the double 0.07).
     package static func doubleValue(_ value: PredicateValue) -> Double? {
         switch value {
         case .integer(let v): Double(v)
         case .double(let v): v
-        case .decimal(let v): NSDecimalNumber(decimal: v).doubleValue
+        case .decimal(let v): Double(v.description) ?? NSDecimalNumber(decimal: v).doubleValue
         case .bool(let v): v ? 1 : 0
         default: nil
         }

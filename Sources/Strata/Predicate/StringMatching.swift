@@ -106,45 +106,40 @@ package enum StringMatching {
         return expression.firstMatch(in: subject, options: [], range: range) != nil
     }
 
-    /// Finder-style order: digit runs compare by numeric value ("file2" before "file10"), letters
-    /// case- and diacritic-insensitively; ties are broken by plain `String` order.
+    /// Finder-style order: digit runs compare by numeric value ("file2" before "file10"); other
+    /// characters case- and diacritic-insensitively, with spaces, punctuation and symbols before
+    /// digits and digits before letters ("file 2" and "file-a" before "file1"); ties are broken by
+    /// plain `String` order.
     package static func localizedStandardCompare(_ a: String, _ b: String) -> Int {
-        let x = chunks(fold(a, [.caseInsensitive, .diacriticInsensitive]))
-        let y = chunks(fold(b, [.caseInsensitive, .diacriticInsensitive]))
-        for (left, right) in zip(x, y) {
-            switch (left, right) {
-            case (.number(let l), .number(let r)):
-                let lt = l.drop { $0 == "0" }, rt = r.drop { $0 == "0" }
-                if lt.count != rt.count { return lt.count < rt.count ? -1 : 1 }
-                if lt != rt { return lt < rt ? -1 : 1 }
-            case (.text(let l), .text(let r)):
-                if l != r { return l < r ? -1 : 1 }
-            case (.number, .text):
-                return -1
-            case (.text, .number):
-                return 1
+        let x = Array(fold(a, [.caseInsensitive, .diacriticInsensitive]))
+        let y = Array(fold(b, [.caseInsensitive, .diacriticInsensitive]))
+        var i = 0, j = 0
+        while i < x.count, j < y.count {
+            if isDigit(x[i]), isDigit(y[j]) {
+                let (startI, startJ) = (i, j)
+                while i < x.count, isDigit(x[i]) { i += 1 }
+                while j < y.count, isDigit(y[j]) { j += 1 }
+                let l = x[startI..<i].drop { $0 == "0" }, r = y[startJ..<j].drop { $0 == "0" }
+                if l.count != r.count { return l.count < r.count ? -1 : 1 }
+                if !l.elementsEqual(r) { return l.lexicographicallyPrecedes(r) ? -1 : 1 }
+            } else {
+                let (p, q) = (rank(x[i]), rank(y[j]))
+                if p != q { return p < q ? -1 : 1 }
+                if x[i] != y[j] { return x[i] < y[j] ? -1 : 1 }
+                i += 1
+                j += 1
             }
         }
-        if x.count != y.count { return x.count < y.count ? -1 : 1 }
+        if i < x.count || j < y.count { return i < x.count ? 1 : -1 }
         return a == b ? 0 : a < b ? -1 : 1
     }
 
-    private enum Chunk { case text(String), number(String) }
+    private static func isDigit(_ character: Character) -> Bool {
+        character.isASCII && character.isNumber
+    }
 
-    private static func chunks(_ string: String) -> [Chunk] {
-        var result: [Chunk] = []
-        var current = ""
-        var inNumber = false
-        for character in string {
-            let isDigit = character.isASCII && character.isNumber
-            if !current.isEmpty && isDigit != inNumber {
-                result.append(inNumber ? .number(current) : .text(current))
-                current = ""
-            }
-            inNumber = isDigit
-            current.append(character)
-        }
-        if !current.isEmpty { result.append(inNumber ? .number(current) : .text(current)) }
-        return result
+    /// Spaces, punctuation and symbols first, then digits, then letters (and other numerals).
+    private static func rank(_ character: Character) -> Int {
+        isDigit(character) ? 1 : character.isLetter || character.isNumber ? 2 : 0
     }
 }

@@ -1,5 +1,4 @@
 public import Foundation
-internal import Synchronization
 
 /// Everything an atomic store holds: its metadata, every record, and the next primary key of
 /// each inheritance hierarchy.
@@ -59,9 +58,9 @@ public final class AtomicStore: PersistentStore {
     private let format: (any AtomicStoreFormat)?
     private let schema: Schema
     /// The current contents. Readers copy the value (copy-on-write) and work outside the lock.
-    private let contents: Mutex<AtomicStoreContents>
+    private let contents: Locked<AtomicStoreContents>
     /// Serialises saves, which include this store's own file I/O.
-    private let writeLock = Mutex(())
+    private let writeLock = Locked(())
 
     /// Opens (or, when missing, creates) a store.
     public init(
@@ -73,6 +72,7 @@ public final class AtomicStore: PersistentStore {
         self.schema = schema
         self.configurationName = configurationName
         var initial: AtomicStoreContents
+        if let url { Self.removeStaleTemporaryFiles(of: url) }
         if let format, let url, FileManager.default.fileExists(atPath: url.path) {
             initial = try format.read(from: url)
             if let problem = initial.metadata.incompatibility(with: schema) { throw problem }
@@ -86,7 +86,7 @@ public final class AtomicStore: PersistentStore {
                 try Self.writeAtomically(initial, format: format, to: url)
             }
         }
-        contents = Mutex(initial)
+        contents = Locked(initial)
     }
 
     private static func maximumKeys(_ contents: AtomicStoreContents, _ schema: Schema) -> [String: Int64] {
@@ -262,6 +262,19 @@ public final class AtomicStore: PersistentStore {
             try Self.writeAtomically(next, format: format, to: url)
         }
         contents.withLock { $0 = next }
+    }
+
+    /// Removes what saves killed mid-write left behind (`.<name>.<UUID>.tmp` beside the store);
+    /// the store file itself is always whole, so they hold nothing worth keeping.
+    static func removeStaleTemporaryFiles(of url: URL) {
+        let directory = url.deletingLastPathComponent()
+        let prefix = "." + url.lastPathComponent + "."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            let middle = name.dropFirst(prefix.count).dropLast(4)
+            guard UUID(uuidString: String(middle)) != nil else { continue }
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
     }
 
     /// Temporary file in the same directory, fsync, rename over the store, fsync the directory.

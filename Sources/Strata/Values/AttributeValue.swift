@@ -104,7 +104,8 @@ extension AttributeValue {
     package var doubleValue: Double? {
         switch self {
         case .integer(let value): Double(value)
-        case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+        // Through the exact text: NSDecimalNumber.doubleValue is off by one step for many values on Linux.
+        case .decimal(let value): Double(value.description) ?? NSDecimalNumber(decimal: value).doubleValue
         case .double(let value): value
         case .float(let value): Double(value)
         default: nil

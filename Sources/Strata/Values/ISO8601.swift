@@ -88,7 +88,7 @@ public enum ISO8601 {
 
     // MARK: - Calendar arithmetic (Howard Hinnant's days-from-civil algorithms)
 
-    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
+    package static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
         let y = Int64(month <= 2 ? year - 1 : year)
         let era = floorDivide(y, 400)
         let yearOfEra = y - era * 400
@@ -98,7 +98,7 @@ public enum ISO8601 {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
+    package static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = floorDivide(z, 146_097)
         let dayOfEra = z - era * 146_097
@@ -111,7 +111,7 @@ public enum ISO8601 {
         return (Int(year), Int(month), Int(day))
     }
 
-    static func daysInMonth(_ year: Int, _ month: Int) -> Int {
+    package static func daysInMonth(_ year: Int, _ month: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -176,7 +176,14 @@ public enum ISO8601 {
     }
 }
 
-private func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+extension ISO8601 {
+    /// Division rounding toward negative infinity.
+    package static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        StrataISO8601FloorDivide(a, b)
+    }
+}
+
+private func StrataISO8601FloorDivide(_ a: Int64, _ b: Int64) -> Int64 {
     let quotient = a / b
     return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient
 }

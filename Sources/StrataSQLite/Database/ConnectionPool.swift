@@ -1,12 +1,12 @@
 internal import Strata
 internal import Synchronization
 
-/// One connection behind a mutex: used by one thread at a time, from any thread.
+/// One connection behind a lock: used by one thread at a time, from any thread.
 final class Connection: Sendable {
-    private let database: Mutex<Database>
+    private let database: Locked<Database>
 
     init(_ database: consuming sending Database) {
-        self.database = Mutex(database)
+        self.database = Locked(database)
     }
 
     func use<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T {

@@ -213,58 +213,17 @@ private func aggregateFinal(_ context: OpaquePointer?) {
     SQLFunctions.result(context, ValueCodec.encode(AggregateSemantics.compute(operation, state.values)))
 }
 
-/// `@sum`, `@avg`, `@min` and `@max` over non-nil values, exactly as `PredicateEvaluator`
-/// computes them.
+/// `@sum`, `@avg`, `@min` and `@max` over non-nil values: `PredicateEvaluator`'s own definition,
+/// so SQL and the evaluator cannot drift apart.
 enum AggregateSemantics {
     static func compute(_ operation: SQLFunctions.Aggregate, _ values: [PredicateValue]) -> PredicateValue {
+        let name: String
         switch operation {
-        case .sum:
-            return sum(values)
-        case .avg:
-            guard !values.isEmpty else { return .null }
-            let total = values.compactMap(PredicateEvaluator<Never>.doubleValue).reduce(0, +)
-            return .double(total / Double(values.count))
-        case .min, .max:
-            var best: PredicateValue?
-            for value in values {
-                guard let current = best else {
-                    best = value
-                    continue
-                }
-                if let order = PredicateEvaluator<Never>.order(value, current, []), operation == .min ? order < 0 : order > 0 {
-                    best = value
-                }
-            }
-            return best ?? .null
+        case .sum: name = "@sum"
+        case .avg: name = "@avg"
+        case .min: name = "@min"
+        case .max: name = "@max"
         }
-    }
-
-    /// Integers add exactly while they fit; decimals and integers add as decimals; anything
-    /// else adds as doubles.
-    static func sum(_ values: [PredicateValue]) -> PredicateValue {
-        var integerTotal: Int64 = 0
-        var exact = true
-        for value in values {
-            guard case .integer(let integer) = value else {
-                exact = false
-                break
-            }
-            let (total, overflow) = integerTotal.addingReportingOverflow(integer)
-            if overflow {
-                exact = false
-                break
-            }
-            integerTotal = total
-        }
-        if exact { return .integer(integerTotal) }
-        if values.allSatisfy({ if case .decimal = $0 { true } else if case .integer = $0 { true } else { false } }) {
-            var total = Decimal(0)
-            for value in values {
-                if case .decimal(let d) = value { total += d }
-                if case .integer(let i) = value { total += Decimal(i) }
-            }
-            return .decimal(total)
-        }
-        return .double(values.compactMap(PredicateEvaluator<Never>.doubleValue).reduce(0, +))
+        return PredicateEvaluator<Never>.aggregate(name, values)
     }
 }

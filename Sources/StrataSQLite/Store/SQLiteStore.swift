@@ -1,6 +1,6 @@
+internal import Synchronization
 public import Foundation
 public import Strata
-internal import Synchronization
 
 /// An incremental store on the system's SQLite: every fetch request is compiled to SQL, records
 /// are read on demand, to-many relationships load lazily, and each save is one transaction.
@@ -24,7 +24,7 @@ public final class SQLiteStore: PersistentStore {
     let layout: StoreLayout
     let pool: ConnectionPool
     let storeIdentifier: String
-    private let metadataState: Mutex<StoreMetadata>
+    private let metadataState: Locked<StoreMetadata>
     /// How many requests were answered in memory because SQL could not express them (tests
     /// assert it stays 0).
     let inMemoryFallbacks = Atomic<Int>(0)
@@ -88,7 +88,7 @@ public final class SQLiteStore: PersistentStore {
             capabilities = [.incrementalFetching, .engineUniqueness]
         }
         storeIdentifier = metadata.storeIdentifier
-        metadataState = Mutex(metadata)
+        metadataState = Locked(metadata)
         pool = ConnectionPool(writer: Connection(writer), readers: readers)
     }
 

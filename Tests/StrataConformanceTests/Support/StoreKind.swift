@@ -1,5 +1,7 @@
 import Foundation
 import Strata
+import StrataBinaryPlist
+import StrataXML
 import StrataSQLite
 import Testing
 
@@ -51,17 +53,22 @@ struct StoreKind: Sendable, CustomTestStringConvertible {
 
     /// Every store kind the suite runs against.
     ///
-    /// To add a store, append one element built with `.file(name, factory:, fileExtension:)`
-    /// (after `import StrataSQLite` / `StrataXML` / `StrataBinaryPlist` at the top of this file):
+    /// To add a store, `import` its module at the top of this file and append one line built
+    /// with `.file(name, factory:, fileExtension:)`, using your module's `PersistentStoreFactory`
+    /// (the type names below are examples):
     ///
     ///     .file("sqlite", factory: SQLiteStoreFactory(), fileExtension: "sqlite"),
     ///     .file("xml", factory: XMLStoreFactory(), fileExtension: "xml"),
     ///     .file("binary", factory: BinaryPlistStoreFactory(), fileExtension: "bplist"),
     ///
     /// Nothing else changes: every test picks the new kind up, including the re-open checks.
+    /// A file kind must report `.persistent` in its store's `capabilities`, and
+    /// `metadataForStore(at:)` must find its type from the file (header or extension).
     static let all: [StoreKind] = [
         .memory,
         .testJSON,
+        .file("binary", factory: BinaryPlistStoreFactory(), fileExtension: "bplist"),
+        .file("xml", factory: XMLStoreFactory(), fileExtension: "xml"),
         .file("sqlite", factory: SQLiteStoreFactory(), fileExtension: "sqlite"),
     ]
 }

@@ -1,1 +1,0 @@
-// The StrataBinaryPlist module; see its issue.

@@ -1,0 +1,68 @@
+internal import Foundation
+internal import Strata
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// A file read through a 256 KiB buffer, for libxml2's input callbacks: libxml2 asks for about
+/// 4 KB at a time, and a `read(2)` for each would cost more than the parsing.
+///
+/// Owns its file descriptor and closes it in `deinit`.
+final class XMLFileInput {
+    private let descriptor: Int32
+    private let path: String
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var start = 0
+    private var end = 0
+    /// The first read error, kept so that the parser's "I/O error" can say why.
+    private(set) var failure: StrataError?
+
+    private static let capacity = 1 << 18
+
+    init(path: String) throws(StrataError) {
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
+            throw StrataError(.storeIO, "cannot open '\(path)': \(reason)")
+        }
+        buffer = .allocate(byteCount: Self.capacity, alignment: 1)
+    }
+
+    deinit {
+        close(descriptor)
+        buffer.deallocate()
+    }
+
+    /// Copies up to `count` bytes into `destination`: the number copied, 0 at the end of the
+    /// file, -1 after an error.
+    func read(into destination: UnsafeMutableRawPointer, count: Int) -> Int32 {
+        guard failure == nil else { return -1 }
+        if start == end {
+            start = 0
+            end = 0
+            while true {
+                let result = readDescriptor(descriptor, buffer.baseAddress!, Self.capacity)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    failure = StrataError(.storeIO, "cannot read '\(path)': \(String(cString: strerror(errno)))")
+                    return -1
+                }
+                end = result
+                break
+            }
+            if end == 0 { return 0 }
+        }
+        let copied = min(count, end - start)
+        destination.copyMemory(from: buffer.baseAddress! + start, byteCount: copied)
+        start += copied
+        return Int32(copied)
+    }
+}
+
+/// read(2), outside the class so that its `read(into:count:)` does not hide it.
+private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}

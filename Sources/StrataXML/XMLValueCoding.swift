@@ -1,0 +1,409 @@
+internal import Foundation
+internal import Strata
+
+/// Why the text of an element is not a valid encoding of its attribute type.
+struct XMLValueError: Error {
+    var message: String
+}
+
+/// The text forms of attribute values in an XML store, chosen so that every value reads back
+/// exactly (`==` on ``AttributeValue``, NaN included):
+///
+/// | type | text |
+/// | --- | --- |
+/// | `string` | the string itself; `encoding="base64"` (base64 of its UTF-8) when it holds a character XML 1.0 cannot carry |
+/// | `int16`, `int32`, `int64` | decimal digits with an optional `-` |
+/// | `decimal` | plain decimal notation (`-12.5`, never an exponent), or `NaN` |
+/// | `double`, `float` | Swift's shortest round-trip text (`0.1`, `1e-05`, `-0.0`), or `NaN`, `Infinity`, `-Infinity` |
+/// | `bool` | `true` or `false` |
+/// | `date` | ISO 8601 UTC with milliseconds; a date that is not a whole number of milliseconds is written as seconds since 2001-01-01 (Core Data's form) so that it stays exact |
+/// | `binary`, `transformable` | base64 (no line breaks); empty data is an empty element |
+/// | `uuid` | upper-case UUID text |
+/// | `uri` | the absolute URI text |
+enum XMLValueCoding {
+    // MARK: - Writing
+
+    /// The text of a value of an attribute of type `type`; nil when the value is of another kind.
+    static func text(for value: AttributeValue, type: AttributeType) throws(XMLValueError) -> String? {
+        switch (type, value) {
+        case (.string, .string(let string)):
+            return string
+        case (.int16, .integer(let integer)), (.int32, .integer(let integer)), (.int64, .integer(let integer)):
+            guard type.integerRange!.contains(integer) else {
+                throw XMLValueError(message: "\(integer) is out of the range of an \(type.rawValue)")
+            }
+            return String(integer)
+        case (.decimal, .decimal(let decimal)):
+            return decimal.isNaN ? "NaN" : decimal.description
+        case (.double, .double(let double)):
+            return text(for: double)
+        case (.float, .float(let float)):
+            if float.isNaN { return "NaN" }
+            if float.isInfinite { return float < 0 ? "-Infinity" : "Infinity" }
+            return float.description
+        case (.bool, .bool(let bool)):
+            return bool ? "true" : "false"
+        case (.date, .date(let date)):
+            if let iso = isoText(for: date) { return iso }
+            return text(for: date.timeIntervalSinceReferenceDate)
+        case (.binary, .binary(let data)), (.transformable, .binary(let data)):
+            return data.base64EncodedString()
+        case (.uuid, .uuid(let uuid)):
+            return uuidText(uuid)
+        case (.uri, .uri(let url)):
+            return url.absoluteString
+        default:
+            return nil
+        }
+    }
+
+    static func text(for double: Double) -> String {
+        if double.isNaN { return "NaN" }
+        if double.isInfinite { return double < 0 ? "-Infinity" : "Infinity" }
+        return double.description
+    }
+
+    // MARK: - Reading
+
+    /// Reads the text of an attribute element.
+    /// - Parameter base64: the element carried `encoding="base64"` (strings only).
+    static func value(from text: UnsafeBufferPointer<UInt8>, type: AttributeType, base64: Bool) throws(XMLValueError) -> AttributeValue {
+        switch type {
+        case .string:
+            return .string(base64 ? try decodeBase64Text(text) : String(decoding: text, as: UTF8.self))
+        case .int16, .int32, .int64:
+            let range = type.integerRange!
+            guard let integer = parseInteger(text), range.contains(integer) else {
+                throw XMLValueError(message: "expected a whole number from \(range.lowerBound) to \(range.upperBound), found \(quoted(text))")
+            }
+            return .integer(integer)
+        case .decimal:
+            guard let decimal = parseDecimal(text) else {
+                throw XMLValueError(message: "expected a decimal number like 12.50 with at most 38 significant digits, found \(quoted(text))")
+            }
+            return .decimal(decimal)
+        case .double:
+            guard let double = parseDouble(text) else {
+                throw XMLValueError(message: "expected a number (or NaN, Infinity, -Infinity), found \(quoted(text))")
+            }
+            return .double(double)
+        case .float:
+            guard let double = parseDouble(text) else {
+                throw XMLValueError(message: "expected a number (or NaN, Infinity, -Infinity), found \(quoted(text))")
+            }
+            // Parse the float from the text itself: rounding through a double first can be off by one ulp.
+            let float = double.isFinite ? Float(String(decoding: text, as: UTF8.self)) ?? .infinity : Float(double)
+            guard float.isFinite || !double.isFinite else {
+                throw XMLValueError(message: "\(quoted(text)) is out of the range of a float")
+            }
+            return .float(float)
+        case .bool:
+            if equals(text, "true") { return .bool(true) }
+            if equals(text, "false") { return .bool(false) }
+            throw XMLValueError(message: "expected true or false, found \(quoted(text))")
+        case .date:
+            if let date = parseCanonicalDate(text) { return .date(date) }
+            let string = String(decoding: text, as: UTF8.self)
+            if let date = ISO8601.date(from: string) { return .date(date) }
+            if let seconds = parseDouble(text) { return .date(Date(timeIntervalSinceReferenceDate: seconds)) }
+            throw XMLValueError(message: "expected an ISO 8601 date like 2024-05-01T10:00:00.000Z (or seconds since 2001-01-01), found \(quoted(text))")
+        case .binary, .transformable:
+            return .binary(try decodeBase64(text))
+        case .uuid:
+            guard let uuid = parseUUID(text) else {
+                throw XMLValueError(message: "expected a UUID like E621E1F8-C36C-495A-93FC-0C247A3E6E5F, found \(quoted(text))")
+            }
+            return .uuid(uuid)
+        case .uri:
+            let string = String(decoding: text, as: UTF8.self)
+            guard !string.isEmpty, let url = URL(string: string) else {
+                throw XMLValueError(message: "expected a URI like https://example.com/a, found \(quoted(text))")
+            }
+            return .uri(url)
+        }
+    }
+
+    /// The text of a free-text element, decoding `encoding="base64"`.
+    static func string(from text: UnsafeBufferPointer<UInt8>, base64: Bool) throws(XMLValueError) -> String {
+        base64 ? try decodeBase64Text(text) : String(decoding: text, as: UTF8.self)
+    }
+
+    /// `-?[0-9]+` within Int64.
+    static func parseInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard !text.isEmpty else { return nil }
+        var index = 0
+        let negative = text[0] == UInt8(ascii: "-")
+        if negative { index = 1 }
+        guard index < text.count else { return nil }
+        var value: Int64 = 0
+        while index < text.count {
+            let digit = text[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            // Accumulate negatively so that Int64.min parses.
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = times10.subtractingReportingOverflow(Int64(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            value = next
+            index += 1
+        }
+        if negative { return value }
+        return value == Int64.min ? nil : -value
+    }
+
+    /// `-?digits[.digits][e[+-]digits]`, or `NaN`, `Infinity`, `-Infinity`. Stricter than
+    /// `Double(_:)`, which also takes hexadecimal, `inf`, `+1` and `nan(0x1)`.
+    static func parseDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        if equals(text, "NaN") { return .nan }
+        if equals(text, "Infinity") { return .infinity }
+        if equals(text, "-Infinity") { return -.infinity }
+        guard isDecimalNumber(text, allowExponent: true),
+              let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite
+        else { return nil }
+        return double
+    }
+
+    /// Reads a decimal only when `Decimal` holds the written number exactly: at most 38 (39 below
+    /// 2^128) significant digits and an exponent within its range. `NaN` is the not-a-number decimal.
+    static func parseDecimal(_ text: UnsafeBufferPointer<UInt8>) -> Decimal? {
+        if equals(text, "NaN") { return .nan }
+        if let decimal = parseShortDecimal(text) { return decimal }
+        guard isDecimalNumber(text, allowExponent: true), text.count <= 400 else { return nil }
+        let string = String(decoding: text, as: UTF8.self)
+        guard let decimal = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN,
+              let written = normalized(string), let held = normalized(decimal.description),
+              written == held
+        else { return nil }
+        return decimal
+    }
+
+    /// `-?digits[.digits]` with at most 19 digits in all, built exactly from its digits
+    /// without going through text (`Decimal(string:)` is slow); nil for any other form.
+    private static func parseShortDecimal(_ text: UnsafeBufferPointer<UInt8>) -> Decimal? {
+        var index = 0
+        let negative = !text.isEmpty && text[0] == UInt8(ascii: "-")
+        if negative { index = 1 }
+        var significand: UInt64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        var seenPoint = false
+        var digitsBeforePoint = 0
+        while index < text.count {
+            let byte = text[index]
+            if byte == UInt8(ascii: ".") {
+                guard !seenPoint, digits > 0 else { return nil }
+                seenPoint = true
+                digitsBeforePoint = digits
+            } else {
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit < 10, digits < 19 else { return nil }
+                significand = significand * 10 + UInt64(digit)
+                digits += 1
+                if seenPoint { fractionDigits += 1 }
+            }
+            index += 1
+        }
+        guard digits > 0, !seenPoint || digits > digitsBeforePoint else { return nil }
+        return Decimal(sign: negative ? .minus : .plus, exponent: -fractionDigits, significand: Decimal(significand))
+    }
+
+    /// A decimal number's sign, significant digits and exponent (`-1250` → `-`, `125`, 1), so
+    /// that two spellings of one number compare equal.
+    private static func normalized(_ text: String) -> String? {
+        var mantissa = Substring(text)
+        var exponent = 0
+        if let e = mantissa.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            guard let value = Int(mantissa[mantissa.index(after: e)...]) else { return nil }
+            exponent = value
+            mantissa = mantissa[..<e]
+        }
+        let negative = mantissa.hasPrefix("-")
+        if negative || mantissa.hasPrefix("+") { mantissa = mantissa.dropFirst() }
+        var digits = ""
+        if let point = mantissa.firstIndex(of: ".") {
+            let fraction = mantissa[mantissa.index(after: point)...]
+            exponent -= fraction.count
+            digits = String(mantissa[..<point]) + fraction
+        } else {
+            digits = String(mantissa)
+        }
+        let trimmedLeading = digits.drop { $0 == "0" }
+        guard !trimmedLeading.isEmpty else { return "0" }
+        var significant = String(trimmedLeading)
+        while significant.hasSuffix("0") {
+            significant.removeLast()
+            exponent += 1
+        }
+        return (negative ? "-" : "") + significant + "e" + String(exponent)
+    }
+
+    private static func isDecimalNumber(_ text: UnsafeBufferPointer<UInt8>, allowExponent: Bool) -> Bool {
+        var index = 0
+        func digits() -> Int {
+            let start = index
+            while index < text.count, text[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+            return index - start
+        }
+        if index < text.count, text[index] == UInt8(ascii: "-") { index += 1 }
+        guard digits() > 0 else { return false }
+        if index < text.count, text[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { return false }
+        }
+        if allowExponent, index < text.count, text[index] == UInt8(ascii: "e") || text[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < text.count, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") { index += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return index == text.count
+    }
+
+    // MARK: - Dates and UUIDs
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` when that text reads back (``parseCanonicalDate(_:)``) to
+    /// exactly `date`; nil otherwise (years outside 0–9999, dates between milliseconds).
+    static func isoText(for date: Date) -> String? {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) < 1e15 else { return nil }
+        let total = Int64(milliseconds)
+        let seconds = floorDivide(total, 1000)
+        let millis = Int(total - seconds * 1000)
+        let days = floorDivide(seconds, 86_400)
+        let secondOfDay = Int(seconds - days * 86_400)
+        let (year, month, day) = civil(fromDays: days)
+        guard (0...9999).contains(year) else { return nil }
+        var bytes: [UInt8] = Array("0000-00-00T00:00:00.000Z".utf8)
+        func put(_ value: Int, at offset: Int, width: Int) {
+            var value = value
+            for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                bytes[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+        }
+        put(year, at: 0, width: 4)
+        put(month, at: 5, width: 2)
+        put(day, at: 8, width: 2)
+        put(secondOfDay / 3600, at: 11, width: 2)
+        put(secondOfDay / 60 % 60, at: 14, width: 2)
+        put(secondOfDay % 60, at: 17, width: 2)
+        put(millis, at: 20, width: 3)
+        let parsed = bytes.withUnsafeBufferPointer { parseCanonicalDate($0) }
+        guard parsed == date else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Reads `YYYY-MM-DDTHH:MM:SS.mmmZ` (the form the writer uses) without building a string,
+    /// with the arithmetic of ``ISO8601/date(from:)`` so that both give the same `Date`
+    /// (`Double(ms) / 1000` is the correctly rounded value of "0.mmm", as `Double("0.mmm")` is).
+    /// Nil for any other form, which the general parser then reads.
+    static func parseCanonicalDate(_ text: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard text.count == 24, text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"), text[10] == UInt8(ascii: "T"),
+              text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"), text[19] == UInt8(ascii: "."),
+              text[23] == UInt8(ascii: "Z")
+        else { return nil }
+        func number(_ offset: Int, _ width: Int) -> Int? {
+            var value = 0
+            for position in offset..<(offset + width) {
+                let digit = text[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int(digit)
+            }
+            return value
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              let millis = number(20, 3),
+              (1...12).contains(month), day >= 1, day <= daysInMonth(year, month),
+              hour < 24, minute < 60, second < 60
+        else { return nil }
+        let seconds = days(fromCivil: year, month, day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        let scaled = Double(millis) / 1000 * 1000
+        let whole = Double(seconds) * 1000 + scaled.rounded(.down)
+        let rest = scaled - scaled.rounded(.down)
+        return Date(timeIntervalSince1970: (whole + rest) / 1000)
+    }
+
+    /// `uuidString` without Foundation's formatting (which goes through `sprintf` on Linux).
+    static func uuidText(_ uuid: UUID) -> String {
+        let digits: StaticString = "0123456789ABCDEF"
+        var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
+        withUnsafeBytes(of: uuid.uuid) { raw in
+            var position = 0
+            for index in 0..<16 {
+                if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
+                bytes[position] = digits.utf8Start[Int(raw[index] >> 4)]
+                bytes[position + 1] = digits.utf8Start[Int(raw[index] & 0x0F)]
+                position += 2
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` in either case.
+    static func parseUUID(_ text: UnsafeBufferPointer<UInt8>) -> UUID? {
+        guard text.count == 36 else { return nil }
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let valid = withUnsafeMutableBytes(of: &bytes) { output -> Bool in
+            var position = 0
+            var byteIndex = 0
+            while position < 36 {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    guard text[position] == UInt8(ascii: "-") else { return false }
+                    position += 1
+                    continue
+                }
+                guard let high = hexValue(text[position]), let low = hexValue(text[position + 1]) else { return false }
+                output[byteIndex] = high << 4 | low
+                byteIndex += 1
+                position += 2
+            }
+            return true
+        }
+        return valid ? UUID(uuid: bytes) : nil
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
+    // The calendar arithmetic is ISO8601's own (proleptic Gregorian calendar).
+    private static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 { ISO8601.days(fromCivil: year, month, day) }
+    private static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) { ISO8601.civil(fromDays: days) }
+    private static func daysInMonth(_ year: Int, _ month: Int) -> Int { ISO8601.daysInMonth(year, month) }
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 { ISO8601.floorDivide(a, b) }
+
+    // MARK: - Base64
+
+    /// Base64 without line breaks; whitespace between the characters is tolerated (a file edited
+    /// by hand may wrap long values), anything else is an error.
+    static func decodeBase64(_ text: UnsafeBufferPointer<UInt8>) throws(XMLValueError) -> Data {
+        if text.isEmpty { return Data() }
+        if let data = Data(base64Encoded: Data(text)) { return data }
+        let compact = text.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        if let data = Data(base64Encoded: Data(compact)) { return data }
+        throw XMLValueError(message: "expected base64-encoded data, found \(quoted(text)) which is not valid base64")
+    }
+
+    private static func decodeBase64Text(_ text: UnsafeBufferPointer<UInt8>) throws(XMLValueError) -> String {
+        let data = try decodeBase64(text)
+        guard let string = String(validating: data, as: UTF8.self) else {
+            throw XMLValueError(message: "the base64 text does not decode to UTF-8 text")
+        }
+        return string
+    }
+
+    static func equals(_ text: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        text.count == literal.utf8CodeUnitCount
+            && memcmp(text.baseAddress!, literal.utf8Start, text.count) == 0
+    }
+
+    /// The text for an error message: quoted, and cut after 60 characters.
+    static func quoted(_ text: UnsafeBufferPointer<UInt8>) -> String {
+        let string = String(decoding: text, as: UTF8.self)
+        return string.count > 60 ? String(reflecting: String(string.prefix(60))) + "…" : String(reflecting: string)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// The output and exit status of one run of the `strata` executable.
+struct StrataRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the built `strata` executable the way a person at a terminal would.
+enum StrataExecutable {
+    /// The `strata` executable that SwiftPM built next to the test bundle.
+    static let url: URL? = {
+        let starts = [
+            Bundle.main.bundleURL,
+            Bundle.main.executableURL?.deletingLastPathComponent(),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+        ].compactMap { $0 }
+        for start in starts {
+            var directory = start.standardizedFileURL
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent("strata")
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                    return candidate
+                }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }()
+
+    /// Runs `strata arguments…` in `directory`, so that relative file names print as given.
+    static func run(_ arguments: [String], in directory: URL) throws -> StrataRun {
+        let executable = try #require(
+            url,
+            "the strata executable was not found next to the test bundle (\(Bundle.main.bundleURL.path)) or in its parent directories; build it with `swift build`")
+        let outputDirectory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: outputDirectory) }
+        let stdoutURL = outputDirectory.appendingPathComponent("stdout")
+        let stderrURL = outputDirectory.appendingPathComponent("stderr")
+        try Data().write(to: stdoutURL)
+        try Data().write(to: stderrURL)
+        let stdout = try FileHandle(forWritingTo: stdoutURL)
+        let stderr = try FileHandle(forWritingTo: stderrURL)
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        process.waitUntilExit()
+        try stdout.close()
+        try stderr.close()
+        return StrataRun(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: stdoutURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self))
+    }
+}
+
+/// A new empty directory, removed by the caller.
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Strata
+import Testing
+
+/// Two contexts change the same object: the second save conflicts, and the merge policy
+/// decides.
+@Suite struct OptimisticLockingTests {
+    /// A stored book and two contexts that have both read it.
+    static func setUp(_ kind: StoreKind) throws -> (StoreFixture, ObjectID, ManagedObject, ManagedObject, ManagedObjectContext, ManagedObjectContext) {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        let setup = fixture.context()
+        let book = try setup.make("Book", ["title": "Germinal", "pages": 592])
+        try setup.save()
+        let first = fixture.context(), second = fixture.context()
+        let a = try first.existingObject(with: book.objectID), b = try second.existingObject(with: book.objectID)
+        #expect(a.attribute("pages") == .integer(592))
+        #expect(b.attribute("pages") == .integer(592))
+        return (fixture, book.objectID, a, b, first, second)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func errorPolicyRefusesTheSecondSave(_ kind: StoreKind) throws {
+        let (fixture, id, a, b, first, second) = try Self.setUp(kind)
+        a["pages"] = 600
+        try first.save()
+        b["pages"] = 700
+        let tag = try second.make("Tag", ["name": "new"])
+        let before = try fixture.snapshot()
+        let error = expectError(.mergeConflict) { try second.save() }
+        #expect(error?.failureSet == [Failure(.conflict, id, nil)])
+        #expect(try fixture.snapshot() == before)
+        #expect(second.hasChanges)
+        #expect(b.attribute("pages") == .integer(700))
+        #expect(tag.objectID.isTemporary)
+        try fixture.verifyStored { context throws in
+            #expect(try context.existingObject(with: id).attribute("pages") == .integer(600))
+            #expect(try context.all("Tag").isEmpty)
+        }
+
+        // Refreshing while keeping the changes takes the new version; the save then succeeds.
+        second.refresh(b, mergeChanges: true)
+        #expect(b.attribute("pages") == .integer(700))
+        try second.save()
+        try fixture.verifyStored { context throws in
+            #expect(try context.existingObject(with: id).attribute("pages") == .integer(700))
+            #expect(try context.all("Tag").map { $0["name"] as? String } == ["new"])
+        }
+    }
+
+    @Test(arguments: StoreKind.all)
+    func deletedElsewhereIsAConflict(_ kind: StoreKind) throws {
+        let (fixture, id, a, b, first, second) = try Self.setUp(kind)
+        first.delete(a)
+        try first.save()
+        b["pages"] = 700
+        second.mergePolicy = .objectTrump
+        let error = expectError(.mergeConflict) { try second.save() }
+        #expect(error?.failureSet == [Failure(.conflict, id, nil)])
+        try fixture.verifyStored { context throws in
+            #expect(try context.all("Book", by: "title").isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreKind.all)
+    func objectTrumpOverwritesTheStoredValues(_ kind: StoreKind) throws {
+        let (fixture, id, a, b, first, second) = try Self.setUp(kind)
+        a["pages"] = 600
+        try first.save()
+        b["pages"] = 700
+        second.mergePolicy = .objectTrump
+        try second.save()
+        #expect(!second.hasChanges)
+        try fixture.verifyStored { context throws in
+            let stored = try context.existingObject(with: id)
+            #expect(stored.attribute("pages") == .integer(700))
+            #expect(stored.attribute("title") == .string("Germinal"))
+        }
+        // The first context is now the stale one.
+        a["pages"] = 800
+        expectError(.mergeConflict) { try first.save() }
+    }
+
+    @Test(arguments: StoreKind.all)
+    func storeTrumpKeepsTheStoredValuesAndSavesTheRest(_ kind: StoreKind) throws {
+        let (fixture, id, a, b, first, second) = try Self.setUp(kind)
+        a["pages"] = 600
+        try first.save()
+        b["pages"] = 700
+        let tag = try second.make("Tag", ["name": "kept"])
+        second.mergePolicy = .storeTrump
+        try second.save()
+        #expect(!second.hasChanges)
+        #expect(b.attribute("pages") == .integer(600))
+        #expect(!tag.objectID.isTemporary)
+        try fixture.verifyStored { context throws in
+            #expect(try context.existingObject(with: id).attribute("pages") == .integer(600))
+            #expect(try context.all("Tag").map(\.objectID) == [tag.objectID])
+        }
+    }
+}
