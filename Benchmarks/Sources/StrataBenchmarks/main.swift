@@ -11,6 +11,8 @@ import StrataSQLite
 //     swift run -c release StrataBenchmarks [count]
 
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 100_000
+/// `--only store` (or raw, grdb, context) runs one contender, for profiling.
+let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
 let changed = count / 10
 
 /// One row's values, the same for every contender.
@@ -72,7 +74,7 @@ var sink = 0
 
 // MARK: - Raw sqlite3
 
-func rawSQLite() throws -> [Operation: Double] {
+@MainActor func rawSQLite() throws -> [Operation: Double] {
     var db: OpaquePointer?
     guard sqlite3_open(temporaryFile("raw.sqlite"), &db) == SQLITE_OK else { fatalError("open") }
     defer { sqlite3_close(db) }
@@ -194,7 +196,7 @@ struct GRDBRecord: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
-func grdb() throws -> [Operation: Double] {
+@MainActor func grdb() throws -> [Operation: Double] {
     var configuration = Configuration()
     configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
     let pool = try DatabasePool(path: temporaryFile("grdb.sqlite"), configuration: configuration)
@@ -273,14 +275,17 @@ let filteredPredicate = FetchPredicate.and([
 let filteredOrder = [FetchSortDescriptor("price", ascending: false)]
 
 /// The store's own API: records in, records out.
-func strataStore() throws -> [Operation: Double] {
-    let store = try SQLiteStore(url: URL(fileURLWithPath: temporaryFile("strata-store.sqlite")), schema: schema)
-    let identifier = store.metadata.storeIdentifier
+@MainActor func strataStore() throws -> [Operation: Double] {
+    // A coordinator only to make object IDs; everything else goes to the store directly.
+    let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: StoreTypeRegistry([SQLiteStoreFactory()]))
+    let store = try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: temporaryFile("strata-store.sqlite")))) as! SQLiteStore
     var results: [Operation: Double] = [:]
     results[.insert] = try measure {
         let keys = try store.allocatePrimaryKeys(rootEntity: "Record", count: count)
-        let records = zip(keys, rows).map { key, row in
-            StoreRecord(objectID: ObjectID(entityName: "Record", storeIdentifier: identifier, primaryKey: key), attributes: attributes(row))
+        var records: [StoreRecord] = []
+        records.reserveCapacity(count)
+        for (key, row) in zip(keys, rows) {
+            records.append(StoreRecord(objectID: try coordinator.objectID(entityName: "Record", primaryKey: key), attributes: attributes(row)))
         }
         _ = try store.save(StoreChangeset(inserted: records))
     }
@@ -313,7 +318,7 @@ func strataStore() throws -> [Operation: Double] {
 }
 
 /// Through a coordinator and a managed object context, as an app uses it.
-func strataContext() throws -> [Operation: Double] {
+@MainActor func strataContext() throws -> [Operation: Double] {
     let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: StoreTypeRegistry([SQLiteStoreFactory()]))
     try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: temporaryFile("strata-context.sqlite"))))
     var results: [Operation: Double] = [:]
@@ -368,6 +373,11 @@ func strataContext() throws -> [Operation: Double] {
 // MARK: - Report
 
 print("\(count) objects of a 10-attribute entity; times in ms (filtered: average of \(filteredRepeats) runs)")
+if let only {
+    let results = try only == "raw" ? rawSQLite() : only == "grdb" ? grdb() : only == "store" ? strataStore() : strataContext()
+    for operation in Operation.allCases { print(operation.rawValue, String(format: "%.1f ms", results[operation]!)) }
+    exit(0)
+}
 let raw = try rawSQLite()
 let grdbResults = try grdb()
 let store = try strataStore()

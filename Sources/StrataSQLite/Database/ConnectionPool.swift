@@ -31,14 +31,15 @@ final class ConnectionPool: Sendable {
         self.readers = readers
     }
 
-    /// Runs `body` on a free reader (or waits for one); on the writer when there are none (a
-    /// store in memory).
+    /// Runs `body` on the first free reader — so that one task reading alone keeps using one
+    /// connection, with its cache warm — or waits for one; on the writer when there are no
+    /// readers (a store in memory).
     func read<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T {
         guard !readers.isEmpty else { return try writer.use(body) }
-        let start = next.wrappingAdd(1, ordering: .relaxed).oldValue & Int.max
-        for offset in 0..<readers.count {
-            if let result = try readers[(start &+ offset) % readers.count].useIfAvailable(body) { return result }
+        for reader in readers {
+            if let result = try reader.useIfAvailable(body) { return result }
         }
+        let start = next.wrappingAdd(1, ordering: .relaxed).oldValue & Int.max
         return try readers[start % readers.count].use(body)
     }
 

@@ -11,9 +11,9 @@ final class Database {
     /// The file, for error messages.
     let path: String
     private var cache: [String: Statement] = [:]
-    /// Cached SQL texts, least recently used first, for eviction.
-    private var cacheOrder: [String] = []
-    private let cacheCapacity = 256
+    /// When the cache is full it is emptied: statements are cheap to prepare again, and no
+    /// bookkeeping slows the common case of a hit.
+    private let cacheCapacity = 512
     /// The extended result code of the last error this connection reported (constraint kinds
     /// are told apart by it: https://sqlite.org/rescode.html#extrc).
     private(set) var lastErrorCode: Int32 = SQLITE_OK
@@ -25,7 +25,7 @@ final class Database {
 
     /// Opens a connection. Strata's SQL functions and collations are registered on it.
     init(path: String, mode: OpenMode) throws(StrataError) {
-        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        var flags = SQLITE_OPEN_NOMUTEX
         if mode.readOnly {
             flags |= SQLITE_OPEN_READONLY
         } else {
@@ -67,26 +67,16 @@ final class Database {
 
     /// A prepared statement for `sql`, from the cache when it was prepared before.
     func statement(_ sql: String) throws(StrataError) -> Statement {
-        if let cached = cache[sql] {
-            if let index = cacheOrder.lastIndex(of: sql), index != cacheOrder.count - 1 {
-                cacheOrder.remove(at: index)
-                cacheOrder.append(sql)
-            }
-            return cached
-        }
+        if let cached = cache[sql] { return cached }
         let statement = try Statement(database: self, sql: sql)
+        if cache.count >= cacheCapacity { cache.removeAll() }
         cache[sql] = statement
-        cacheOrder.append(sql)
-        if cacheOrder.count > cacheCapacity {
-            cache[cacheOrder.removeFirst()] = nil
-        }
         return statement
     }
 
     /// Drops a statement from the cache (after it failed), so that the next use prepares it anew.
     func forget(_ sql: String) {
         cache[sql] = nil
-        cacheOrder.removeAll { $0 == sql }
     }
 
     /// Runs a cached statement with arguments, ignoring rows.
@@ -105,6 +95,19 @@ final class Database {
         let statement = try statement(sql)
         do {
             return try statement.rows(arguments, row)
+        } catch {
+            forget(sql)
+            throw error
+        }
+    }
+
+    /// Calls `body` with each row of a cached statement.
+    func each(_ sql: String, _ arguments: [SQLValue], _ body: (Statement) throws(StrataError) -> Void) throws(StrataError) {
+        let statement = try statement(sql)
+        do {
+            try statement.reset(binding: arguments)
+            while try statement.step() { try body(statement) }
+            try statement.prepareForBinding()
         } catch {
             forget(sql)
             throw error

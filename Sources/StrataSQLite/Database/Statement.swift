@@ -58,6 +58,18 @@ final class Statement {
         }
     }
 
+    /// Resets the statement and clears its parameters, for binding one by one.
+    func prepareForBinding() throws(StrataError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Steps until the statement is done, ignoring rows, then resets it.
+    func stepToEnd() throws(StrataError) {
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
     func bind(_ value: SQLValue, at index: Int32) throws(StrataError) {
         let rc: Int32
         switch value {
@@ -98,6 +110,16 @@ final class Statement {
         try reset(binding: arguments)
         while try step() {}
         sqlite3_reset(handle)
+    }
+
+    /// Runs the statement with `arguments`; on failure it is dropped from its connection's cache.
+    func run(_ arguments: [SQLValue]) throws(StrataError) {
+        do {
+            try execute(arguments)
+        } catch {
+            database.forget(sql)
+            throw error
+        }
     }
 
     /// Every row, each read by `row`.

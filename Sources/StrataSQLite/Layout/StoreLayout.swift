@@ -233,8 +233,8 @@ struct EntityLayout: Sendable {
     let writtenColumns: [ColumnLayout]
     /// `INSERT` of a row: `_pk`, `_entity` (if any), `_version`, then ``writtenColumns``.
     let insertSQL: String
-    /// `UPDATE` of a row: ``writtenColumns``, `_version`, then `_pk` as the last parameter.
-    let updateSQL: String
+    private let updateSQLs: [String]
+    private let deleteSQLs: [String]
 
     init(entity: EntityDescription, table: TableLayout, toMany: [String: ToManyStorage], schema: Schema) {
         self.entity = entity
@@ -262,8 +262,37 @@ struct EntityLayout: Sendable {
         names.append("\"_version\"")
         names += written.map { quoted($0.name) }
         insertSQL = "INSERT INTO \(quoted(table.name)) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-        let assignments = (written.map { quoted($0.name) } + ["\"_version\""]).map { "\($0) = ?" }
-        updateSQL = "UPDATE \(quoted(table.name)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ?"
+        let assignments = written.map { "\(quoted($0.name)) = ?" } + ["\"_version\" = \"_version\" + 1"]
+        let row = "\"_pk\" = ?" + (table.hasEntityColumn ? " AND \"_entity\" = ?" : "")
+        let update = "UPDATE \(quoted(table.name)) SET \(assignments.joined(separator: ", ")) WHERE \(row)"
+        updateSQLs = [update + " RETURNING \"_version\"", update + " AND \"_version\" = ? RETURNING \"_version\""]
+        let delete = "DELETE FROM \(quoted(table.name)) WHERE \(row)"
+        deleteSQLs = [delete, delete + " AND \"_version\" = ?"]
+    }
+
+    /// `UPDATE` of a row: ``writtenColumns``, then the row (``bindKey(_:to:at:)``), then the
+    /// version read when `checkingVersion`; it returns the new version, or no row when the row
+    /// is gone or (when checking) changed.
+    func updateSQL(checkingVersion: Bool) -> String { updateSQLs[checkingVersion ? 1 : 0] }
+
+    /// `DELETE` of a row: the row (``bindKey(_:to:at:)``), then the version when checking.
+    func deleteSQL(checkingVersion: Bool) -> String { deleteSQLs[checkingVersion ? 1 : 0] }
+
+    /// Binds a row's key (and entity name, in a hierarchy) at `index`; returns the next index.
+    func bindKey(_ key: Int64, to statement: Statement, at index: Int32 = 1) throws(StrataError) -> Int32 {
+        try statement.bind(.integer(key), at: index)
+        guard table.hasEntityColumn else { return index + 1 }
+        try statement.bind(.text(entity.name), at: index + 1)
+        return index + 2
+    }
+
+    /// Binds the key at 1 and, in a hierarchy, the entity name at `entityIndex`, as an INSERT
+    /// lists them; returns the next index.
+    func bindKey(_ key: Int64, to statement: Statement, withEntityAt entityIndex: Int32) throws(StrataError) -> Int32 {
+        try statement.bind(.integer(key), at: 1)
+        guard table.hasEntityColumn else { return 2 }
+        try statement.bind(.text(entity.name), at: entityIndex)
+        return entityIndex + 1
     }
 
     var rootName: String { table.name }

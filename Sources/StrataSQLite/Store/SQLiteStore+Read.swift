@@ -21,8 +21,12 @@ extension SQLiteStore {
         }
         return try pool.read { (database) throws(StrataError) -> [StoreRecord] in
             var decoder = RecordDecoder(store: self, table: table)
-            let rows = try database.rows(compiled.select, compiled.arguments) { decoder.decode($0) }
-            return rows.compactMap { $0 }
+            var records: [StoreRecord] = []
+            if request.fetchLimit > 0 { records.reserveCapacity(request.fetchLimit) }
+            try database.each(compiled.select, compiled.arguments) { row in
+                if let record = decoder.decode(row) { records.append(record) }
+            }
+            return records
         }
     }
 

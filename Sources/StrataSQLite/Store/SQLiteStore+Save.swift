@@ -58,81 +58,127 @@ extension SQLiteStore {
             message: "changed by another save since it was read (version \(read) read, \(stored) stored)")
     }
 
+    /// Writes a changeset inside the open transaction. Versions are checked by the writes
+    /// themselves (`WHERE "_version" = ?`): a write that finds no row is looked into after, and
+    /// any conflict throws, which rolls the whole transaction back.
     private func apply(_ changes: StoreChangeset, _ database: Database, clearingUniqueValues: Bool) throws(StrataError) -> [ObjectID: Int64] {
+        let checking = !changes.overwritesConflicts
         var conflicts: [ValidationFailure] = []
         var versions: [ObjectID: Int64] = [:]
+        versions.reserveCapacity(changes.inserted.count + changes.updated.count)
+        var statements: [String: Statement] = [:]
+        func statement(_ sql: String) throws(StrataError) -> Statement {
+            if let cached = statements[sql] { return cached }
+            let made = try database.statement(sql)
+            statements[sql] = made
+            return made
+        }
+
         var deletions: [Target] = []
         for (id, version) in changes.deleted {
-            guard let target = target(id), let stored = try storedVersion(target, database) else { continue }
-            if !changes.overwritesConflicts && stored != version { conflicts.append(Self.conflict(id, stored, version)) }
-            deletions.append(target)
-        }
-        var updates: [(StoreRecord, Target)] = []
-        for record in changes.updated {
-            let id = record.objectID
-            guard let target = target(id), let stored = try storedVersion(target, database) else {
-                conflicts.append(ValidationFailure(code: .conflict, objectID: id, key: nil, message: "the object was deleted from the store since it was read"))
+            guard let target = target(id) else { continue }
+            let delete = try statement(target.entity.deleteSQL(checkingVersion: checking))
+            try delete.prepareForBinding()
+            var index = try target.entity.bindKey(target.key, to: delete)
+            if checking {
+                try delete.bind(.integer(version), at: index)
+                index += 1
+            }
+            try delete.stepToEnd()
+            if database.changes == 0 {
+                // Gone already (nothing to do), or changed since it was read.
+                if let stored = try storedVersion(target, database) { conflicts.append(Self.conflict(id, stored, version)) }
                 continue
             }
-            if !changes.overwritesConflicts && stored != record.version { conflicts.append(Self.conflict(id, stored, record.version)) }
-            versions[id] = stored + 1
-            updates.append((record, target))
+            deletions.append(target)
         }
+        for deletion in deletions {
+            let root = deletion.entity.rootName
+            for join in layout.joinTables {
+                if join.sourceRoot == root { try statement("DELETE FROM \(quoted(join.name)) WHERE \"source\" = ?").run([.integer(deletion.key)]) }
+                if join.destinationRoot == root { try statement("DELETE FROM \(quoted(join.name)) WHERE \"destination\" = ?").run([.integer(deletion.key)]) }
+            }
+        }
+
+        var updates: [(StoreRecord, Target)] = []
+        var updateTargets: [Target?] = changes.updated.map { target($0.objectID) }
+        if clearingUniqueValues {
+            for target in updateTargets.compactMap({ $0 }) {
+                let columns = uniqueColumns(of: target.entity)
+                guard !columns.isEmpty else { continue }
+                let sql = "UPDATE \(quoted(target.entity.rootName)) SET \(columns.map { "\(quoted($0)) = NULL" }.joined(separator: ", ")) WHERE \"_pk\" = ?"
+                try statement(sql).run([.integer(target.key)])
+            }
+        }
+        for (position, record) in changes.updated.enumerated() {
+            let id = record.objectID
+            guard let target = updateTargets[position] else {
+                conflicts.append(Self.deletedSinceRead(id))
+                continue
+            }
+            let update = try statement(target.entity.updateSQL(checkingVersion: checking))
+            try update.prepareForBinding()
+            var index = try bindValues(of: record, target.entity, to: update, from: 1)
+            index = try target.entity.bindKey(target.key, to: update, at: index)
+            if checking { try update.bind(.integer(record.version), at: index) }
+            if try update.step() {
+                versions[id] = update.int64(0)
+                try update.stepToEnd()
+                updates.append((record, target))
+            } else if let stored = try storedVersion(target, database) {
+                conflicts.append(Self.conflict(id, stored, record.version))
+            } else {
+                conflicts.append(Self.deletedSinceRead(id))
+            }
+        }
+        updateTargets = []
         guard conflicts.isEmpty else {
             throw StrataError(.mergeConflict, "the save would overwrite changes another context saved since these objects were read", failures: conflicts, file: url?.path)
         }
 
-        for deletion in deletions {
-            let root = deletion.entity.rootName
-            try database.run("DELETE FROM \(quoted(root)) WHERE \"_pk\" = ?", [.integer(deletion.key)])
-            for join in layout.joinTables {
-                if join.sourceRoot == root { try database.run("DELETE FROM \(quoted(join.name)) WHERE \"source\" = ?", [.integer(deletion.key)]) }
-                if join.destinationRoot == root { try database.run("DELETE FROM \(quoted(join.name)) WHERE \"destination\" = ?", [.integer(deletion.key)]) }
-            }
-        }
-
-        if clearingUniqueValues {
-            for (_, target) in updates {
-                let columns = uniqueColumns(of: target.entity)
-                guard !columns.isEmpty else { continue }
-                let sql = "UPDATE \(quoted(target.entity.rootName)) SET \(columns.map { "\(quoted($0)) = NULL" }.joined(separator: ", ")) WHERE \"_pk\" = ?"
-                try database.run(sql, [.integer(target.key)])
-            }
-        }
-        for (record, target) in updates {
-            var arguments = values(of: record, target.entity)
-            arguments.append(.integer(versions[record.objectID]!))
-            arguments.append(.integer(target.key))
-            try database.run(target.entity.updateSQL, arguments)
-        }
-
         var highestKeys: [String: Int64] = [:]
         var inserts: [(StoreRecord, Target)] = []
+        inserts.reserveCapacity(changes.inserted.count)
+        var lastEntity: EntityLayout?
+        var highest: Int64 = 0
         for record in changes.inserted {
             guard let target = target(record.objectID) else {
                 throw StrataError(.invalidObjectID, "\(record.objectID) cannot be inserted into this SQLite store: it has another store's or a temporary ID, or an entity the store does not hold", file: url?.path)
             }
-            var arguments: [SQLValue] = [.integer(target.key)]
-            if target.entity.table.hasEntityColumn { arguments.append(.text(target.entity.entity.name)) }
-            arguments.append(.integer(1))
-            arguments += values(of: record, target.entity)
+            let insert = try statement(target.entity.insertSQL)
             do {
-                try database.run(target.entity.insertSQL, arguments)
+                try insert.prepareForBinding()
+                var index = try target.entity.bindKey(target.key, to: insert, withEntityAt: 2)
+                try insert.bind(.integer(1), at: index)
+                index += 1
+                _ = try bindValues(of: record, target.entity, to: insert, from: index)
+                try insert.stepToEnd()
             } catch {
+                database.forget(target.entity.insertSQL)
+                statements[target.entity.insertSQL] = nil
                 if database.lastErrorCode == Database.constraintPrimaryKey {
                     throw StrataError(.validationFailed, "an object with primary key \(target.key) already exists in the '\(target.entity.rootName)' hierarchy", file: url?.path)
                 }
                 throw error
             }
             versions[record.objectID] = 1
-            highestKeys[target.entity.rootName] = max(highestKeys[target.entity.rootName] ?? 0, target.key)
+            if let last = lastEntity, last.rootName != target.entity.rootName {
+                highestKeys[last.rootName] = max(highestKeys[last.rootName] ?? 0, highest)
+                highest = 0
+            }
+            lastEntity = target.entity
+            highest = max(highest, target.key)
             inserts.append((record, target))
         }
+        if let last = lastEntity { highestKeys[last.rootName] = max(highestKeys[last.rootName] ?? 0, highest) }
 
-        var saved: [ObjectID: StoreRecord] = [:]
-        for (record, _) in inserts + updates { saved[record.objectID] = record }
-        for (record, target) in inserts { try writeToMany(record, target, inserted: true, saved, database) }
-        for (record, target) in updates { try writeToMany(record, target, inserted: false, saved, database) }
+        let hasToMany = inserts.contains { !$0.1.entity.toMany.isEmpty } || updates.contains { !$0.1.entity.toMany.isEmpty }
+        if hasToMany {
+            var saved: [ObjectID: StoreRecord] = [:]
+            for (record, _) in inserts + updates { saved[record.objectID] = record }
+            for (record, target) in inserts { try writeToMany(record, target, inserted: true, saved, database) }
+            for (record, target) in updates { try writeToMany(record, target, inserted: false, saved, database) }
+        }
 
         for (root, key) in highestKeys {
             try database.run("UPDATE \"strata_keys\" SET \"last\" = max(\"last\", ?1) WHERE \"entity\" = ?2", [.integer(key), .text(root)])
@@ -140,20 +186,30 @@ extension SQLiteStore {
         return versions
     }
 
-    /// The values of ``EntityLayout/writtenColumns`` for a record.
-    private func values(of record: StoreRecord, _ entity: EntityLayout) -> [SQLValue] {
-        entity.writtenColumns.map { column in
+    private static func deletedSinceRead(_ id: ObjectID) -> ValidationFailure {
+        ValidationFailure(code: .conflict, objectID: id, key: nil, message: "the object was deleted from the store since it was read")
+    }
+
+    /// Binds ``EntityLayout/writtenColumns`` of a record from parameter `first` on; returns the
+    /// next parameter.
+    private func bindValues(of record: StoreRecord, _ entity: EntityLayout, to statement: Statement, from first: Int32) throws(StrataError) -> Int32 {
+        var index = first
+        for column in entity.writtenColumns {
+            let value: SQLValue
             switch column.role {
             case .attribute:
-                return ValueCodec.encode(record.attributes[column.name])
+                value = ValueCodec.encode(record.attributes[column.name])
             case .toOne:
-                return record.toOne[column.name]?.primaryKey.map { .integer($0) } ?? .null
+                value = record.toOne[column.name]?.primaryKey.map { .integer($0) } ?? .null
             case .toOneEntity(let relationship):
-                return record.toOne[relationship].map { .text($0.entityName) } ?? .null
+                value = record.toOne[relationship].map { .text($0.entityName) } ?? .null
             case .order:
-                return .null
+                value = .null
             }
+            try statement.bind(value, at: index)
+            index += 1
         }
+        return index
     }
 
     /// The columns of an entity's uniqueness constraints (its own and its ancestors').

@@ -76,6 +76,7 @@ public final class SQLiteStore: PersistentStore {
             }
             for _ in 0..<Self.readerCount {
                 let reader = try Database(path: path, mode: .init(readOnly: false, create: false))
+                try Self.tune(reader)
                 try reader.execute("PRAGMA query_only = 1")
                 readers.append(Connection(reader))
             }
@@ -97,6 +98,15 @@ public final class SQLiteStore: PersistentStore {
     private static func configure(_ database: Database) throws(StrataError) {
         try database.execute("PRAGMA journal_mode = WAL")
         try database.execute("PRAGMA synchronous = NORMAL")
+        try tune(database)
+    }
+
+    /// Reads through memory-mapped I/O, which the connections share through the OS page cache
+    /// instead of each copying pages in with read(2) (https://sqlite.org/mmap.html), and a page
+    /// cache of 8 MiB per connection.
+    private static func tune(_ database: Database) throws(StrataError) {
+        try database.execute("PRAGMA mmap_size = 268435456")
+        try database.execute("PRAGMA cache_size = -8192")
     }
 
     private static func create(_ layout: StoreLayout, _ metadata: StoreMetadata, _ database: Database) throws(StrataError) {
