@@ -92,7 +92,9 @@ enum XMLValueCoding {
                 throw XMLValueError(message: "expected a number (or NaN, Infinity, -Infinity), found \(quoted(text))")
             }
             // Parse the float from the text itself: rounding through a double first can be off by one ulp.
-            let float = double.isFinite ? Float(String(decoding: text, as: UTF8.self)) ?? .infinity : Float(double)
+            let float = double.isFinite
+                ? CNumberParsing.float(text) ?? Float(String(decoding: text, as: UTF8.self)) ?? .infinity
+                : Float(double)
             guard float.isFinite || !double.isFinite else {
                 throw XMLValueError(message: "\(quoted(text)) is out of the range of a float")
             }
@@ -157,7 +159,7 @@ enum XMLValueCoding {
         if equals(text, "Infinity") { return .infinity }
         if equals(text, "-Infinity") { return -.infinity }
         guard isDecimalNumber(text, allowExponent: true),
-              let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite
+              let double = CNumberParsing.double(text) ?? Double(String(decoding: text, as: UTF8.self)), double.isFinite
         else { return nil }
         return double
     }
