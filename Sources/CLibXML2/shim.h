@@ -33,4 +33,26 @@ static inline strata_xml_error_handler strata_xml_silence_generic_errors(void) {
 static inline void strata_xml_restore_generic_errors(strata_xml_error_handler previous) {
     xmlSetGenericErrorFunc(previous.context, (xmlGenericErrorFunc)previous.handler);
 }
+
+// Number parsing for the XML store's values (CNumberParsing.swift): strtod/strtof in the C
+// locale, the conversion Swift's Double(String) and Float(String) make on Linux, without a
+// String per value. glibc declares strtod_l and strtof_l only under _GNU_SOURCE.
+#include <locale.h>
+#include <stdlib.h>
+#ifdef __linux__
+extern double strtod_l(const char *nptr, char **endptr, locale_t locale);
+extern float strtof_l(const char *nptr, char **endptr, locale_t locale);
+
+static inline locale_t strata_c_locale(void) {
+    return newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+static inline double strata_strtod_c(const char *text, locale_t locale) {
+    return strtod_l(text, NULL, locale);
+}
+
+static inline float strata_strtof_c(const char *text, locale_t locale) {
+    return strtof_l(text, NULL, locale);
+}
+#endif
 #endif

@@ -34,7 +34,7 @@ enum XMLValueCoding {
             }
             return String(integer)
         case (.decimal, .decimal(let decimal)):
-            return decimal.isNaN ? "NaN" : decimal.description
+            return decimal.isNaN ? "NaN" : DecimalText.text(for: decimal)
         case (.double, .double(let double)):
             return text(for: double)
         case (.float, .float(let float)):
@@ -92,7 +92,9 @@ enum XMLValueCoding {
                 throw XMLValueError(message: "expected a number (or NaN, Infinity, -Infinity), found \(quoted(text))")
             }
             // Parse the float from the text itself: rounding through a double first can be off by one ulp.
-            let float = double.isFinite ? Float(String(decoding: text, as: UTF8.self)) ?? .infinity : Float(double)
+            let float = double.isFinite
+                ? CNumberParsing.float(text) ?? Float(String(decoding: text, as: UTF8.self)) ?? .infinity
+                : Float(double)
             guard float.isFinite || !double.isFinite else {
                 throw XMLValueError(message: "\(quoted(text)) is out of the range of a float")
             }
@@ -157,7 +159,7 @@ enum XMLValueCoding {
         if equals(text, "Infinity") { return .infinity }
         if equals(text, "-Infinity") { return -.infinity }
         guard isDecimalNumber(text, allowExponent: true),
-              let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite
+              let double = CNumberParsing.double(text) ?? Double(String(decoding: text, as: UTF8.self)), double.isFinite
         else { return nil }
         return double
     }
@@ -271,24 +273,35 @@ enum XMLValueCoding {
         let secondOfDay = Int(seconds - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
         guard (0...9999).contains(year) else { return nil }
-        var bytes: [UInt8] = Array("0000-00-00T00:00:00.000Z".utf8)
-        func put(_ value: Int, at offset: Int, width: Int) {
-            var value = value
-            for position in stride(from: offset + width - 1, through: offset, by: -1) {
-                bytes[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
+        // Built in place: one allocation per date, the string itself.
+        let text = String(unsafeUninitializedCapacity: 24) { bytes in
+            func put(_ value: Int, at offset: Int, width: Int) {
+                var value = value
+                for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                    bytes[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
             }
+            put(year, at: 0, width: 4)
+            bytes[4] = UInt8(ascii: "-")
+            put(month, at: 5, width: 2)
+            bytes[7] = UInt8(ascii: "-")
+            put(day, at: 8, width: 2)
+            bytes[10] = UInt8(ascii: "T")
+            put(secondOfDay / 3600, at: 11, width: 2)
+            bytes[13] = UInt8(ascii: ":")
+            put(secondOfDay / 60 % 60, at: 14, width: 2)
+            bytes[16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, at: 17, width: 2)
+            bytes[19] = UInt8(ascii: ".")
+            put(millis, at: 20, width: 3)
+            bytes[23] = UInt8(ascii: "Z")
+            return 24
         }
-        put(year, at: 0, width: 4)
-        put(month, at: 5, width: 2)
-        put(day, at: 8, width: 2)
-        put(secondOfDay / 3600, at: 11, width: 2)
-        put(secondOfDay / 60 % 60, at: 14, width: 2)
-        put(secondOfDay % 60, at: 17, width: 2)
-        put(millis, at: 20, width: 3)
-        let parsed = bytes.withUnsafeBufferPointer { parseCanonicalDate($0) }
+        var checked = text  // withUTF8 is mutating; a 24-byte native string needs no copy
+        let parsed = checked.withUTF8 { parseCanonicalDate($0) }
         guard parsed == date else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+        return text
     }
 
     /// Reads `YYYY-MM-DDTHH:MM:SS.mmmZ` (the form the writer uses) without building a string,
@@ -325,17 +338,21 @@ enum XMLValueCoding {
     /// `uuidString` without Foundation's formatting (which goes through `sprintf` on Linux).
     static func uuidText(_ uuid: UUID) -> String {
         let digits: StaticString = "0123456789ABCDEF"
-        var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
-        withUnsafeBytes(of: uuid.uuid) { raw in
-            var position = 0
-            for index in 0..<16 {
-                if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
-                bytes[position] = digits.utf8Start[Int(raw[index] >> 4)]
-                bytes[position + 1] = digits.utf8Start[Int(raw[index] & 0x0F)]
-                position += 2
+        return String(unsafeUninitializedCapacity: 36) { bytes in
+            withUnsafeBytes(of: uuid.uuid) { raw in
+                var position = 0
+                for index in 0..<16 {
+                    if position == 8 || position == 13 || position == 18 || position == 23 {
+                        bytes[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    bytes[position] = digits.utf8Start[Int(raw[index] >> 4)]
+                    bytes[position + 1] = digits.utf8Start[Int(raw[index] & 0x0F)]
+                    position += 2
+                }
             }
+            return 36
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` in either case.
