@@ -106,7 +106,7 @@ func parseSort(_ text: String?) throws -> [FetchSortDescriptor] {
 /// attribute, and to-one relationships as the destination's @id.
 enum Table {
     static func render(_ objects: [ManagedObject]) -> String {
-        guard let first = objects.first else { return "(no objects)" }
+        guard !objects.isEmpty else { return "(no objects)" }
         let mixed = Set(objects.map(\.entity.name)).count > 1
         var columns = ["@id"] + (mixed ? ["entity"] : [])
         var keys: [String] = []
@@ -118,7 +118,6 @@ enum Table {
                 keys.append(relationship.name)
             }
         }
-        _ = first
         columns += keys
         var rows: [[String]] = []
         for object in objects {
