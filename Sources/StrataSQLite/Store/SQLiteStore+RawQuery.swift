@@ -30,6 +30,9 @@ extension SQLiteStore {
             guard statement.isReadOnly else {
                 throw StrataError(.invalidPredicate, "rawQuery runs read-only statements only (SELECT); this one would change the database: \(sql)", file: url?.path)
             }
+            guard statement.parameterCount == bound.count else {
+                throw StrataError(.invalidPredicate, "the raw query has \(statement.parameterCount) parameter(s) but \(bound.count) argument(s) were given: \(sql)", file: url?.path)
+            }
             let names = (0..<statement.columnCount).map { statement.columnName($0) }
             return try statement.rows(bound) { row in
                 var result: [String: AttributeValue?] = [:]

@@ -43,6 +43,8 @@ import Testing
 
     @Test func refusesSeveralStatementsAndBadSQL() throws {
         #expect(throws: StrataError.self) { try store.rawQuery("SELECT 1; DELETE FROM Todo", []) }
+        let arguments = #expect(throws: StrataError.self) { try store.rawQuery("SELECT ? AS a", [.integer(1), .integer(2)]) }
+        #expect(arguments?.message == "the raw query has 1 parameter(s) but 2 argument(s) were given: SELECT ? AS a")
         let error = #expect(throws: StrataError.self) { try store.rawQuery("SELEKT 1", []) }
         #expect(error?.message.contains("syntax error") == true)
         #expect(try store.rawQuery("SELECT count(*) AS n FROM Todo", []) == [["n": .integer(3)]])
