@@ -245,8 +245,7 @@ public final class PersistentStoreCoordinator: Sendable {
             whole.fetchOffset = 0
             total += try part.store.count(whole)
         }
-        let afterOffset = max(0, total - request.fetchOffset)
-        return request.fetchLimit > 0 ? min(afterOffset, request.fetchLimit) : afterOffset
+        return AtomicStore.windowRange(count: total, offset: request.fetchOffset, limit: request.fetchLimit).count
     }
 
     private func split(_ request: StoreFetchRequest) throws(StrataError) -> [(store: any PersistentStore, request: StoreFetchRequest)] {

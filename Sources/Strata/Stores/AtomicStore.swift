@@ -119,8 +119,7 @@ public final class AtomicStore: PersistentStore {
 
     public func count(_ request: StoreFetchRequest) throws(StrataError) -> Int {
         let total = Self.matching(request, in: snapshot, schema: schema).count
-        let afterOffset = max(0, total - request.fetchOffset)
-        return request.fetchLimit > 0 ? min(afterOffset, request.fetchLimit) : afterOffset
+        return Self.windowRange(count: total, offset: request.fetchOffset, limit: request.fetchLimit).count
     }
 
     public func records(for objectIDs: [ObjectID]) throws(StrataError) -> [ObjectID: StoreRecord] {
@@ -137,9 +136,15 @@ public final class AtomicStore: PersistentStore {
     }
 
     static func window<T>(_ items: [T], offset: Int, limit: Int) -> ArraySlice<T> {
-        let start = min(max(offset, 0), items.count)
-        let end = limit > 0 ? min(start + limit, items.count) : items.count
-        return items[start..<end]
+        items[windowRange(count: items.count, offset: offset, limit: limit)]
+    }
+
+    /// The positions a fetch's offset and limit (0 for none) keep out of `count` matches; fetches
+    /// and counts share it so that a count always equals the length of the same fetch.
+    static func windowRange(count: Int, offset: Int, limit: Int) -> Range<Int> {
+        let start = min(max(offset, 0), count)
+        let end = limit > 0 ? min(start + limit, count) : count
+        return start..<end
     }
 
     /// Matching records in primary-key order.
