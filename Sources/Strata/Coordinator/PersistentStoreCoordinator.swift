@@ -266,13 +266,7 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// An evaluator over records, loading related records through the row cache and stores.
     func recordEvaluator() -> PredicateEvaluator<StoreRecord> {
-        let schema = self.schema
-        return PredicateEvaluator(GraphAccessor<StoreRecord>(
-            entity: { schema.entity(named: $0.objectID.entityName)! },
-            objectID: { $0.objectID },
-            attribute: { $0.attributes[$1] },
-            toOne: { [self] record, key in record.toOne[key].flatMap { try? self.record(for: $0) } },
-            toMany: { [self] record, key in (record.toMany[key] ?? []).compactMap { try? self.record(for: $0) } }))
+        AtomicStore.evaluator(schema) { [self] id in try? self.record(for: id) }
     }
 
     // MARK: - Saving

@@ -159,14 +159,20 @@ public final class AtomicStore: PersistentStore {
         return candidates.filter { evaluator.evaluate(predicate, on: $0) }
     }
 
-    /// The predicate evaluator over stored records; dangling references read as nil.
+    /// The predicate evaluator over this store's records.
     static func evaluator(_ contents: AtomicStoreContents, _ schema: Schema) -> PredicateEvaluator<StoreRecord> {
+        evaluator(schema) { contents.record($0) }
+    }
+
+    /// The predicate evaluator over records, with related records found by `lookup`; references
+    /// it cannot find (dangling ones) read as nil.
+    static func evaluator(_ schema: Schema, lookup: @escaping (ObjectID) -> StoreRecord?) -> PredicateEvaluator<StoreRecord> {
         PredicateEvaluator(GraphAccessor<StoreRecord>(
             entity: { schema.entity(named: $0.objectID.entityName)! },
             objectID: { $0.objectID },
             attribute: { $0.attributes[$1] },
-            toOne: { record, key in record.toOne[key].flatMap { contents.record($0) } },
-            toMany: { record, key in (record.toMany[key] ?? []).compactMap { contents.record($0) } }))
+            toOne: { record, key in record.toOne[key].flatMap(lookup) },
+            toMany: { record, key in (record.toMany[key] ?? []).compactMap(lookup) }))
     }
 
     // MARK: - Writing
