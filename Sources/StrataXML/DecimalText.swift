@@ -31,6 +31,23 @@ enum DecimalText {
 
     /// The text, or nil for a form left to `description` (zero, NaN).
     static func fastText(for decimal: Decimal) -> String? {
+        var failed = false
+        let text = String(unsafeUninitializedCapacity: maximumLength) { out in
+            guard let count = write(decimal, into: out.baseAddress!) else {
+                failed = true
+                return 0
+            }
+            return count
+        }
+        return failed ? nil : text
+    }
+
+    /// The longest text ``write(_:into:)`` writes: a sign, 39 digits and 127 zeros.
+    static let maximumLength = 1 + 39 + 127
+
+    /// Writes the text of `decimal` into `out`, which has room for ``maximumLength`` bytes:
+    /// the number of bytes written, or nil for a form left to `description` (zero, NaN).
+    static func write(_ decimal: Decimal, into out: UnsafeMutablePointer<UInt8>) -> Int? {
         if decimal.isNaN { return nil }
         var low: UInt64 = 0
         var high: UInt64 = 0
@@ -46,7 +63,7 @@ enum DecimalText {
 
         // The digits of the mantissa, most significant first, into a 40-byte buffer.
         var digits: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
-        return withUnsafeMutableBytes(of: &digits) { raw -> String in
+        return withUnsafeMutableBytes(of: &digits) { raw -> Int in
             let buffer = raw.bindMemory(to: UInt8.self)
             var position = buffer.count
             if high == 0 {
@@ -67,33 +84,31 @@ enum DecimalText {
                 }
             }
             let digitCount = buffer.count - position
-            let digitBytes = UnsafeBufferPointer(rebasing: buffer[position...])
-            var length = (negative ? 1 : 0) + digitCount
+            let digitStart = buffer.baseAddress! + position
+            var index = 0
+            if negative { out[0] = UInt8(ascii: "-"); index = 1 }
             if exponent >= 0 {
-                length += exponent
+                (out + index).initialize(from: digitStart, count: digitCount)
+                index += digitCount
+                (out + index).initialize(repeating: UInt8(ascii: "0"), count: exponent)
+                index += exponent
             } else if -exponent < digitCount {
-                length += 1
+                let whole = digitCount + exponent
+                (out + index).initialize(from: digitStart, count: whole)
+                index += whole
+                out[index] = UInt8(ascii: ".")
+                (out + index + 1).initialize(from: digitStart + whole, count: digitCount - whole)
+                index += 1 + digitCount - whole
             } else {
-                length += 2 + (-exponent - digitCount)
+                out[index] = UInt8(ascii: "0")
+                out[index + 1] = UInt8(ascii: ".")
+                index += 2
+                (out + index).initialize(repeating: UInt8(ascii: "0"), count: -exponent - digitCount)
+                index += -exponent - digitCount
+                (out + index).initialize(from: digitStart, count: digitCount)
+                index += digitCount
             }
-            return String(unsafeUninitializedCapacity: length) { out in
-                var index = 0
-                if negative { out[0] = UInt8(ascii: "-"); index = 1 }
-                if exponent >= 0 {
-                    for byte in digitBytes { out[index] = byte; index += 1 }
-                    for _ in 0..<exponent { out[index] = UInt8(ascii: "0"); index += 1 }
-                } else if -exponent < digitCount {
-                    let whole = digitCount + exponent
-                    for byte in digitBytes[digitBytes.startIndex..<(digitBytes.startIndex + whole)] { out[index] = byte; index += 1 }
-                    out[index] = UInt8(ascii: "."); index += 1
-                    for byte in digitBytes[(digitBytes.startIndex + whole)...] { out[index] = byte; index += 1 }
-                } else {
-                    out[index] = UInt8(ascii: "0"); out[index + 1] = UInt8(ascii: "."); index += 2
-                    for _ in 0..<(-exponent - digitCount) { out[index] = UInt8(ascii: "0"); index += 1 }
-                    for byte in digitBytes { out[index] = byte; index += 1 }
-                }
-                return index
-            }
+            return index
         }
     }
 

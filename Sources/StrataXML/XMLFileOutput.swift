@@ -49,6 +49,13 @@ final class XMLFileOutput {
         return true
     }
 
+    /// Writes out what the buffer holds, then `bytes` straight from where they are (for a
+    /// writer with a buffer of its own, ``XMLByteSink``). False after an error.
+    func writeThrough(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard flush(), descriptor >= 0 else { return false }
+        return writeFully(bytes)
+    }
+
     /// Writes out what the buffer holds.
     func flush() -> Bool {
         guard failure == nil else { return false }

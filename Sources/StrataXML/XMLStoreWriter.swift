@@ -44,33 +44,74 @@ final class XMLStoreWriter {
         try check(xmlTextWriterStartDocument(writer, "1.0", "UTF-8", nil), "the XML declaration")
         try start(.database)
         try writeDatabaseInfo(contents)
+        // Everything so far goes to `output`; the objects follow it there straight from a
+        // buffer of their own (see `appendObject`).
+        try check(xmlTextWriterFlush(writer), "the document")
         let storeIdentifier = contents.metadata.storeIdentifier
-        for entityName in contents.records.keys.sorted() {
-            guard let entity = schema.entity(named: entityName) else {
-                throw StrataError(.invalidData, "cannot write objects of entity '\(entityName)': the store's model '\(schema.name)' has no such entity")
-            }
-            let plan = EntityPlan(entity)
-            let records = contents.records[entityName]!
-            // Sort positions by key rather than the records themselves (moving records costs).
-            var order: [(key: Int64, index: Dictionary<ObjectID, StoreRecord>.Index)] = []
-            order.reserveCapacity(records.count)
-            for index in records.indices {
-                guard let key = records[index].key.primaryKey else {
-                    throw StrataError(.invalidData, "cannot write \(records[index].key): its ID is temporary")
+        let (drained, wroteObjects) = try XMLByteSink.with(capacity: Self.bufferSize, drain: { [output] in output.writeThrough($0) }) {
+            (sink: inout XMLByteSink) throws(StrataError) -> Bool in
+            var wroteObjects = false
+            for entityName in contents.records.keys.sorted() {
+                guard let entity = schema.entity(named: entityName) else {
+                    throw StrataError(.invalidData, "cannot write objects of entity '\(entityName)': the store's model '\(schema.name)' has no such entity")
                 }
-                order.append((key, index))
+                let plan = EntityPlan(entity)
+                let records = contents.records[entityName]!
+                for (key, index) in try Self.keyOrder(records) {
+                    try appendObject(records.values[index], key: key, plan: plan, storeIdentifier: storeIdentifier, contents: contents, to: &sink)
+                    if sink.failed { break }
+                    wroteObjects = true
+                }
             }
-            order.sort { $0.key < $1.key }
-            for (key, index) in order {
-                try appendObject(records[index].value, key: key, plan: plan, storeIdentifier: storeIdentifier, contents: contents)
-                if chunk.count >= Self.chunkSize { try flushChunk() }
-            }
+            return wroteObjects
         }
-        try flushChunk()
+        if !drained { throw output.failure ?? StrataError(.storeIO, "cannot write '\(path)'") }
+        if wroteObjects {
+            // What the writer's own raw write of the objects did to its state (no indentation
+            // before the next end tag), so that the bytes stay the same.
+            try check(xmlTextWriterWriteRawLen(writer, "", 0), "objects")
+        }
         try end() // database
         try check(xmlTextWriterEndDocument(writer), "the end of the document")
         try check(xmlTextWriterFlush(writer), "the document")
         try output.finish()
+    }
+
+    /// The records' positions ordered by primary key (moving the records themselves costs).
+    /// Keys that fill most of their range are placed by key, others sorted.
+    private static func keyOrder(_ records: [ObjectID: StoreRecord]) throws(StrataError) -> [(key: Int64, index: Dictionary<ObjectID, StoreRecord>.Index)] {
+        var order: [(key: Int64, index: Dictionary<ObjectID, StoreRecord>.Index)] = []
+        order.reserveCapacity(records.count)
+        var lowest = Int64.max
+        var highest = Int64.min
+        for index in records.indices {
+            guard let key = records.keys[index].primaryKey else {
+                throw StrataError(.invalidData, "cannot write \(records.keys[index]): its ID is temporary")
+            }
+            lowest = min(lowest, key)
+            highest = max(highest, key)
+            order.append((key, index))
+        }
+        let (span, overflow) = highest.subtractingReportingOverflow(lowest)
+        guard !order.isEmpty, !overflow, span < 2 * Int64(order.count) else {
+            order.sort { $0.key < $1.key }
+            return order
+        }
+        // Keys from a store are dense: put each position at its key's offset.
+        var slots = [Int32](repeating: -1, count: Int(span) + 1)
+        for (position, entry) in order.enumerated() {
+            let slot = Int(entry.key &- lowest)
+            guard slots[slot] < 0 else {
+                // Two IDs with one key (from two stores): sort, as for any other keys.
+                order.sort { $0.key < $1.key }
+                return order
+            }
+            slots[slot] = Int32(position)
+        }
+        var placed = order
+        placed.removeAll(keepingCapacity: true)
+        for slot in slots where slot >= 0 { placed.append(order[Int(slot)]) }
+        return placed
     }
 
     // MARK: - Database info and metadata
@@ -114,11 +155,12 @@ final class XMLStoreWriter {
 
     // MARK: - Objects
 
-    // Objects are serialized here, a chunk of them at a time, and handed to the xmlTextWriter
-    // as raw text: making one libxml2 call per element and attribute cost ten times the plain
-    // write of the same bytes. The bytes are the ones the writer's own calls would produce —
-    // indentation, escaping, `<relationship …></relationship>` — and the golden files hold
-    // them to that.
+    // Objects are serialized straight into a buffer of their own (XMLByteSink) that goes to
+    // the file after everything libxml2's writer produced so far: one libxml2 call per element
+    // and attribute cost ten times the plain write of the same bytes, and passing the text
+    // through libxml2's buffers copied it twice more. The bytes are the ones the writer's own
+    // calls would produce — indentation, escaping, `<relationship …></relationship>` — and the
+    // golden files hold them to that.
 
     /// The fixed parts of the objects of one entity, escaped once.
     private struct EntityPlan {
@@ -127,6 +169,8 @@ final class XMLStoreWriter {
             var type: AttributeType
             /// `    <attribute name="title" type="string"`
             var open: [UInt8]
+            /// `open` and `>`.
+            var openTag: [UInt8]
         }
 
         struct Relationship {
@@ -147,9 +191,8 @@ final class XMLStoreWriter {
             self.entity = entity
             open = Array("  <object type=\"\(escapedAttributeValue(entity.name))\" id=\"p".utf8)
             attributes = entity.attributes.filter { !$0.isTransient }.map { attribute in
-                Attribute(
-                    name: attribute.name, type: attribute.type,
-                    open: Array("    <attribute name=\"\(escapedAttributeValue(attribute.name))\" type=\"\(attribute.type.rawValue)\"".utf8))
+                let open = Array("    <attribute name=\"\(escapedAttributeValue(attribute.name))\" type=\"\(attribute.type.rawValue)\"".utf8)
+                return Attribute(name: attribute.name, type: attribute.type, open: open, openTag: open + [UInt8(ascii: ">")])
             }
             relationships = entity.relationships.map { relationship in
                 let type = relationship.isToMany
@@ -162,57 +205,25 @@ final class XMLStoreWriter {
         }
     }
 
-    private static let chunkSize = 1 << 16
-    /// Serialized objects not yet handed to libxml2. Only this writer's own methods touch it,
-    /// one at a time, never with an access held across a call that appends, so the runtime's
-    /// exclusivity checks on every append prove nothing.
-    @exclusivity(unchecked) private var chunk: [UInt8] = []
-
-    private func flushChunk() throws(StrataError) {
-        guard !chunk.isEmpty else { return }
-        let result = chunk.withUnsafeBufferPointer { xmlTextWriterWriteRawLen(writer, $0.baseAddress, Int32($0.count)) }
-        try check(result, "objects")
-        chunk.removeAll(keepingCapacity: true)
-    }
+    /// The buffer objects are serialized into, as large as the file's own.
+    private static let bufferSize = 1 << 20
 
     private func appendObject(
-        _ record: StoreRecord, key: Int64, plan: EntityPlan, storeIdentifier: String, contents: AtomicStoreContents
+        _ record: StoreRecord, key: Int64, plan: EntityPlan, storeIdentifier: String, contents: AtomicStoreContents,
+        to sink: inout XMLByteSink
     ) throws(StrataError) {
-        let id = record.objectID
-        chunk.append(contentsOf: plan.open)
-        appendDecimal(key, to: &chunk)
-        chunk.append(contentsOf: #"">"#.utf8)
-        chunk.append(0x0A)
+        sink.append(plan.open)
+        sink.appendDecimal(key)
+        sink.append("\">\n")
         var written = 0
         for attribute in plan.attributes {
             guard let value = record.attributes[attribute.name] else { continue }
             written += 1
-            let text: String?
-            do {
-                text = try XMLValueCoding.text(for: value, type: attribute.type)
-            } catch {
-                throw StrataError(.invalidData, "cannot write \(id).\(attribute.name): \(error.message)")
-            }
-            guard var text else {
-                throw StrataError(.invalidData, "cannot write \(id).\(attribute.name): the model says \(attribute.type.rawValue), but the value is \(value)")
-            }
-            chunk.append(contentsOf: attribute.open)
-            let scan = text.withUTF8 { Self.scan($0) }
-            if scan.hasIllegalCharacter {
-                guard attribute.type == .string else {
-                    throw StrataError(.invalidData, "cannot write \(id).\(attribute.name): \(String(reflecting: text)) holds a character XML 1.0 cannot carry")
-                }
-                chunk.append(contentsOf: #" encoding="base64">"#.utf8)
-                chunk.append(contentsOf: Data(text.utf8).base64EncodedString().utf8)
-            } else {
-                chunk.append(UInt8(ascii: ">"))
-                text.withUTF8 { Self.appendEscapedText($0, needsEscaping: scan.needsEscaping, to: &chunk) }
-            }
-            chunk.append(contentsOf: "</attribute>\n".utf8)
+            try appendAttribute(value, attribute, of: record, to: &sink)
         }
         if written != record.attributes.count {
             let unknown = record.attributes.keys.filter { plan.entity.attribute(named: $0).map { $0.isTransient } ?? true }.sorted()
-            throw StrataError(.invalidData, "cannot write \(id): entity '\(plan.entity.name)' has no stored attribute '\(unknown.joined(separator: "', '"))'")
+            throw StrataError(.invalidData, "cannot write \(record.objectID): entity '\(plan.entity.name)' has no stored attribute '\(unknown.joined(separator: "', '"))'")
         }
         var toOne = 0
         var toMany = 0
@@ -226,69 +237,79 @@ final class XMLStoreWriter {
                 members = record.toOne[relationship.name].map { [$0] } ?? []
                 if !members.isEmpty { toOne += 1 }
             }
-            chunk.append(contentsOf: relationship.open)
+            sink.append(relationship.open)
             if !members.isEmpty {
-                chunk.append(contentsOf: #" idrefs=""#.utf8)
+                sink.append(" idrefs=\"")
                 for (index, member) in members.enumerated() {
                     guard let memberKey = member.primaryKey else {
-                        throw StrataError(.invalidData, "cannot write \(id).\(relationship.name): it refers to \(member), whose ID is temporary")
+                        throw StrataError(.invalidData, "cannot write \(record.objectID).\(relationship.name): it refers to \(member), whose ID is temporary")
                     }
-                    if index > 0 { chunk.append(UInt8(ascii: " ")) }
+                    if index > 0 { sink.append(UInt8(ascii: " ")) }
                     if member.storeIdentifier != storeIdentifier || contents.record(member) == nil {
                         // An object no longer in the store: Entity.p12 (XMLStoreLayout).
-                        chunk.append(contentsOf: escapedAttributeValue(member.entityName).utf8)
-                        chunk.append(UInt8(ascii: "."))
+                        sink.write(escapedAttributeValue(member.entityName))
+                        sink.append(UInt8(ascii: "."))
                     }
-                    chunk.append(UInt8(ascii: "p"))
-                    appendDecimal(memberKey, to: &chunk)
+                    sink.append(UInt8(ascii: "p"))
+                    sink.appendDecimal(memberKey)
                 }
-                chunk.append(UInt8(ascii: "\""))
+                sink.append(UInt8(ascii: "\""))
             }
-            chunk.append(contentsOf: "></relationship>\n".utf8)
+            sink.append("></relationship>\n")
         }
         if toOne != record.toOne.count || toMany != record.toMany.count {
             let unknownToOne = record.toOne.keys.filter { plan.entity.relationship(named: $0)?.isToMany != false }
             let unknownToMany = record.toMany.keys.filter { plan.entity.relationship(named: $0)?.isToMany != true }
-            throw StrataError(.invalidData, "cannot write \(id): entity '\(plan.entity.name)' has no relationship '\((unknownToOne + unknownToMany).sorted().joined(separator: "', '"))' of that kind")
+            throw StrataError(.invalidData, "cannot write \(record.objectID): entity '\(plan.entity.name)' has no relationship '\((unknownToOne + unknownToMany).sorted().joined(separator: "', '"))' of that kind")
         }
-        chunk.append(contentsOf: "  </object>\n".utf8)
+        sink.append("  </object>\n")
     }
 
-    /// Appends text content, escaping `&`, `<`, `>` and carriage returns (which a parser would
-    /// turn into line feeds).
-    private static func appendEscapedText(_ bytes: UnsafeBufferPointer<UInt8>, needsEscaping: Bool, to output: inout [UInt8]) {
-        guard needsEscaping else {
-            output.append(contentsOf: bytes)
-            return
-        }
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "&"): output.append(contentsOf: "&amp;".utf8)
-            case UInt8(ascii: "<"): output.append(contentsOf: "&lt;".utf8)
-            case UInt8(ascii: ">"): output.append(contentsOf: "&gt;".utf8)
-            case 0x0D: output.append(contentsOf: "&#13;".utf8)
-            default: output.append(byte)
+    /// `<attribute name="…" type="…">text</attribute>` and a line feed.
+    private func appendAttribute(
+        _ value: AttributeValue, _ attribute: EntityPlan.Attribute, of record: StoreRecord, to sink: inout XMLByteSink
+    ) throws(StrataError) {
+        switch (attribute.type, value) {
+        case (.string, .string(let text)):
+            try appendText(text, attribute, of: record, to: &sink)
+        case (.uri, .uri(let url)):
+            try appendText(url.absoluteString, attribute, of: record, to: &sink)
+        default:
+            sink.append(attribute.openTag)
+            let matches: Bool
+            do {
+                matches = try XMLValueCoding.append(value, type: attribute.type, to: &sink)
+            } catch {
+                throw StrataError(.invalidData, "cannot write \(record.objectID).\(attribute.name): \(error.message)")
+            }
+            guard matches else {
+                throw StrataError(.invalidData, "cannot write \(record.objectID).\(attribute.name): the model says \(attribute.type.rawValue), but the value is \(value)")
             }
         }
+        sink.append("</attribute>\n")
     }
 
-    private func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
-        if value < 0 {
-            bytes.append(contentsOf: String(value).utf8)
-            return
+    /// The content of a `string` or `uri` attribute: escaped, or base64 with
+    /// `encoding="base64"` when it holds a character XML 1.0 cannot carry (strings only).
+    private func appendText(
+        _ text: String, _ attribute: EntityPlan.Attribute, of record: StoreRecord, to sink: inout XMLByteSink
+    ) throws(StrataError) {
+        var text = text
+        let illegal = text.withUTF8 { bytes in
+            let scan = XMLByteSink.scan(bytes)
+            if scan.hasIllegalCharacter {
+                guard attribute.type == .string else { return true }
+                sink.append(attribute.open)
+                sink.append(#" encoding="base64">"#)
+                sink.appendBase64(UnsafeRawBufferPointer(bytes))
+            } else {
+                sink.append(attribute.openTag)
+                sink.appendText(bytes, scan)
+            }
+            return false
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+        if illegal {
+            throw StrataError(.invalidData, "cannot write \(record.objectID).\(attribute.name): \(String(reflecting: text)) holds a character XML 1.0 cannot carry")
         }
     }
 
@@ -320,7 +341,7 @@ final class XMLStoreWriter {
     /// base64 with `encoding="base64"` where the element allows it.
     private func content(_ text: String, base64Attribute: Bool) throws(StrataError) {
         var text = text
-        let scan = text.withUTF8 { Self.scan($0) }
+        let scan = text.withUTF8 { XMLByteSink.scan($0) }
         if scan.hasIllegalCharacter {
             guard base64Attribute else {
                 throw StrataError(.invalidData, "cannot write \(String(reflecting: text)) to an XML store: it holds a character XML 1.0 cannot carry")
@@ -369,31 +390,6 @@ final class XMLStoreWriter {
     private func raw(_ bytes: UnsafeBufferPointer<UInt8>) throws(StrataError) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         try check(xmlTextWriterWriteRawLen(writer, base, Int32(bytes.count)), "text")
-    }
-
-    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (needsEscaping: Bool, hasIllegalCharacter: Bool) {
-        var needsEscaping = false
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), 0x0D:
-                needsEscaping = true
-            case 0x09, 0x0A:
-                break
-            case 0x00..<0x20:
-                return (needsEscaping, true)
-            case 0xEF:
-                // U+FFFE and U+FFFF are EF BF BE and EF BF BF.
-                if index + 2 < bytes.count, bytes[index + 1] == 0xBF, bytes[index + 2] >= 0xBE {
-                    return (needsEscaping, true)
-                }
-            default:
-                break
-            }
-            index += 1
-        }
-        return (needsEscaping, false)
     }
 
     private func check(_ result: Int32, _ what: @autoclosure () -> String) throws(StrataError) {

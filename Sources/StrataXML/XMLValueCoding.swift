@@ -23,44 +23,73 @@ struct XMLValueError: Error {
 enum XMLValueCoding {
     // MARK: - Writing
 
-    /// The text of a value of an attribute of type `type`; nil when the value is of another kind.
-    static func text(for value: AttributeValue, type: AttributeType) throws(XMLValueError) -> String? {
+    /// Appends the text of a value of an attribute of type `type` whose text never needs
+    /// escaping: every type but `string` and `uri` (which the writer escapes itself).
+    /// - Returns: false when the value is of another kind (nothing is appended).
+    static func append(_ value: AttributeValue, type: AttributeType, to sink: inout XMLByteSink) throws(XMLValueError) -> Bool {
         switch (type, value) {
-        case (.string, .string(let string)):
-            return string
         case (.int16, .integer(let integer)), (.int32, .integer(let integer)), (.int64, .integer(let integer)):
             guard type.integerRange!.contains(integer) else {
                 throw XMLValueError(message: "\(integer) is out of the range of an \(type.rawValue)")
             }
-            return String(integer)
+            sink.appendDecimal(integer)
         case (.decimal, .decimal(let decimal)):
-            return decimal.isNaN ? "NaN" : DecimalText.text(for: decimal)
+            appendDecimal(decimal, to: &sink)
         case (.double, .double(let double)):
-            return text(for: double)
+            appendDouble(double, to: &sink)
         case (.float, .float(let float)):
-            if float.isNaN { return "NaN" }
-            if float.isInfinite { return float < 0 ? "-Infinity" : "Infinity" }
-            return float.description
+            if float.isNaN {
+                sink.append("NaN")
+            } else if float.isInfinite {
+                sink.append(float < 0 ? "-Infinity" : "Infinity")
+            } else {
+                // The text of `description`, handed over without a String.
+                float.write(to: &sink)
+            }
         case (.bool, .bool(let bool)):
-            return bool ? "true" : "false"
+            sink.append(bool ? "true" : "false")
         case (.date, .date(let date)):
-            if let iso = isoText(for: date) { return iso }
-            return text(for: date.timeIntervalSinceReferenceDate)
+            var written = false
+            sink.withSpace(24) { out in
+                written = writeISO(date, into: out)
+                return written ? 24 : 0
+            }
+            if !written { appendDouble(date.timeIntervalSinceReferenceDate, to: &sink) }
         case (.binary, .binary(let data)), (.transformable, .binary(let data)):
-            return data.base64EncodedString()
+            data.withUnsafeBytes { sink.appendBase64($0) }
         case (.uuid, .uuid(let uuid)):
-            return uuidText(uuid)
-        case (.uri, .uri(let url)):
-            return url.absoluteString
+            sink.withSpace(36) { writeUUID(uuid, into: $0) }
         default:
-            return nil
+            return false
+        }
+        return true
+    }
+
+    /// Swift's shortest text that reads back to the same value (`description`), or `NaN`,
+    /// `Infinity`, `-Infinity`.
+    static func appendDouble(_ double: Double, to sink: inout XMLByteSink) {
+        if double.isNaN {
+            sink.append("NaN")
+        } else if double.isInfinite {
+            sink.append(double < 0 ? "-Infinity" : "Infinity")
+        } else {
+            // The text of `description`, handed over without a String.
+            double.write(to: &sink)
         }
     }
 
-    static func text(for double: Double) -> String {
-        if double.isNaN { return "NaN" }
-        if double.isInfinite { return double < 0 ? "-Infinity" : "Infinity" }
-        return double.description
+    /// Plain notation (``DecimalText``), or `NaN`.
+    static func appendDecimal(_ decimal: Decimal, to sink: inout XMLByteSink) {
+        if decimal.isNaN { return sink.append("NaN") }
+        var written = false
+        if DecimalText.layoutIsAsExpected {
+            sink.withSpace(DecimalText.maximumLength) { out in
+                guard let count = DecimalText.write(decimal, into: out) else { return 0 }
+                written = true
+                return count
+            }
+        }
+        if !written { sink.write(decimal.description) }
     }
 
     // MARK: - Reading
@@ -264,44 +293,45 @@ enum XMLValueCoding {
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` when that text reads back (``parseCanonicalDate(_:)``) to
     /// exactly `date`; nil otherwise (years outside 0–9999, dates between milliseconds).
     static func isoText(for date: Date) -> String? {
+        let text = String(unsafeUninitializedCapacity: 24) { writeISO(date, into: $0.baseAddress!) ? 24 : 0 }
+        return text.isEmpty ? nil : text
+    }
+
+    /// Writes the 24 bytes of `YYYY-MM-DDTHH:MM:SS.mmmZ` into `bytes` when that text reads back
+    /// (``parseCanonicalDate(_:)``) to exactly `date`; false otherwise (years outside 0–9999,
+    /// dates between milliseconds), with the bytes undefined.
+    static func writeISO(_ date: Date, into bytes: UnsafeMutablePointer<UInt8>) -> Bool {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        guard milliseconds.isFinite, abs(milliseconds) < 1e15 else { return nil }
+        guard milliseconds.isFinite, abs(milliseconds) < 1e15 else { return false }
         let total = Int64(milliseconds)
         let seconds = floorDivide(total, 1000)
         let millis = Int(total - seconds * 1000)
         let days = floorDivide(seconds, 86_400)
         let secondOfDay = Int(seconds - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        guard (0...9999).contains(year) else { return nil }
-        // Built in place: one allocation per date, the string itself.
-        let text = String(unsafeUninitializedCapacity: 24) { bytes in
-            func put(_ value: Int, at offset: Int, width: Int) {
-                var value = value
-                for position in stride(from: offset + width - 1, through: offset, by: -1) {
-                    bytes[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
+        guard (0...9999).contains(year) else { return false }
+        func put(_ value: Int, at offset: Int, width: Int) {
+            var value = value
+            for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                bytes[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
             }
-            put(year, at: 0, width: 4)
-            bytes[4] = UInt8(ascii: "-")
-            put(month, at: 5, width: 2)
-            bytes[7] = UInt8(ascii: "-")
-            put(day, at: 8, width: 2)
-            bytes[10] = UInt8(ascii: "T")
-            put(secondOfDay / 3600, at: 11, width: 2)
-            bytes[13] = UInt8(ascii: ":")
-            put(secondOfDay / 60 % 60, at: 14, width: 2)
-            bytes[16] = UInt8(ascii: ":")
-            put(secondOfDay % 60, at: 17, width: 2)
-            bytes[19] = UInt8(ascii: ".")
-            put(millis, at: 20, width: 3)
-            bytes[23] = UInt8(ascii: "Z")
-            return 24
         }
-        var checked = text  // withUTF8 is mutating; a 24-byte native string needs no copy
-        let parsed = checked.withUTF8 { parseCanonicalDate($0) }
-        guard parsed == date else { return nil }
-        return text
+        put(year, at: 0, width: 4)
+        bytes[4] = UInt8(ascii: "-")
+        put(month, at: 5, width: 2)
+        bytes[7] = UInt8(ascii: "-")
+        put(day, at: 8, width: 2)
+        bytes[10] = UInt8(ascii: "T")
+        put(secondOfDay / 3600, at: 11, width: 2)
+        bytes[13] = UInt8(ascii: ":")
+        put(secondOfDay / 60 % 60, at: 14, width: 2)
+        bytes[16] = UInt8(ascii: ":")
+        put(secondOfDay % 60, at: 17, width: 2)
+        bytes[19] = UInt8(ascii: ".")
+        put(millis, at: 20, width: 3)
+        bytes[23] = UInt8(ascii: "Z")
+        return parseCanonicalDate(UnsafeBufferPointer(start: bytes, count: 24)) == date
     }
 
     /// Reads `YYYY-MM-DDTHH:MM:SS.mmmZ` (the form the writer uses) without building a string,
@@ -337,22 +367,25 @@ enum XMLValueCoding {
 
     /// `uuidString` without Foundation's formatting (which goes through `sprintf` on Linux).
     static func uuidText(_ uuid: UUID) -> String {
+        String(unsafeUninitializedCapacity: 36) { writeUUID(uuid, into: $0.baseAddress!) }
+    }
+
+    /// Writes the 36 bytes of `uuidString` into `bytes`; returns 36.
+    static func writeUUID(_ uuid: UUID, into bytes: UnsafeMutablePointer<UInt8>) -> Int {
         let digits: StaticString = "0123456789ABCDEF"
-        return String(unsafeUninitializedCapacity: 36) { bytes in
-            withUnsafeBytes(of: uuid.uuid) { raw in
-                var position = 0
-                for index in 0..<16 {
-                    if position == 8 || position == 13 || position == 18 || position == 23 {
-                        bytes[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    bytes[position] = digits.utf8Start[Int(raw[index] >> 4)]
-                    bytes[position + 1] = digits.utf8Start[Int(raw[index] & 0x0F)]
-                    position += 2
+        withUnsafeBytes(of: uuid.uuid) { raw in
+            var position = 0
+            for index in 0..<16 {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    bytes[position] = UInt8(ascii: "-")
+                    position += 1
                 }
+                bytes[position] = digits.utf8Start[Int(raw[index] >> 4)]
+                bytes[position + 1] = digits.utf8Start[Int(raw[index] & 0x0F)]
+                position += 2
             }
-            return 36
         }
+        return 36
     }
 
     /// `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` in either case.
