@@ -37,13 +37,8 @@ final class XMLStoreReader {
     private let input: XMLFileInput
     @exclusivity(unchecked) private var parser: xmlParserCtxtPtr?
 
-    /// Element and attribute names interned in the parser's dictionary: SAX2 hands out names
-    /// from that dictionary, so a name matches when its pointer does.
-    @exclusivity(unchecked) private var elementNames: [UnsafePointer<xmlChar>] = []
-    @exclusivity(unchecked) private var attributeNames: [UnsafePointer<xmlChar>] = []
-    /// The interned names of each element's children and attributes, by raw value.
-    @exclusivity(unchecked) private var childNames: [[(name: UnsafePointer<xmlChar>, element: Element)]] = []
-    @exclusivity(unchecked) private var attributeNamesByElement: [[(name: UnsafePointer<xmlChar>, attribute: Attribute)]] = []
+    /// The layout's names as the parser interns them (set when parsing starts).
+    @exclusivity(unchecked) private var names: XMLNameTables?
     private let repeatable = XMLStoreReader.repeatable
 
     private var failure: StrataError? {
@@ -64,10 +59,10 @@ final class XMLStoreReader {
     }
 
     @exclusivity(unchecked) private var stack: [Frame] = []
-    @exclusivity(unchecked) private var text: [UInt8] = []
+    @exclusivity(unchecked) private var text = XMLTextBuffer()
     @exclusivity(unchecked) private var textIsBase64 = false
     /// The values of the current start tag's attributes, by ``XMLStoreLayout/Attribute`` raw value.
-    @exclusivity(unchecked) private var attributeValues: [UnsafeBufferPointer<UInt8>?] = Array(repeating: nil, count: Attribute.allCases.count)
+    private let attributeValues = UnsafeMutableBufferPointer<UnsafeBufferPointer<UInt8>?>.allocate(capacity: Attribute.allCases.count)
 
     // Database info.
     private var formatVersion: Int64?
@@ -87,46 +82,7 @@ final class XMLStoreReader {
 
     // Objects.
 
-    /// What the reader needs of one entity of the stored model. A class, so that looking one
-    /// up for every element costs a retain, not a copy.
-    private final class EntityInfo {
-        let description: EntityDescription
-        let index: Int
-        let nameBytes: [UInt8]
-        var rootIndex = 0
-        /// Stored attributes in model order: files list them in that order, so the reader tries
-        /// the slot after the last one first and compares bytes, not hashes.
-        var attributes: [AttributeSlot] = []
-        var attributeIndex: [String: Int] = [:]
-        var relationships: [RelationshipInfo] = []
-        var relationshipIndex: [String: Int] = [:]
-        /// Indices of this entity and every entity below it.
-        var family: Set<Int> = []
-
-        init(description: EntityDescription, index: Int) {
-            self.description = description
-            self.index = index
-            nameBytes = Array(description.name.utf8)
-        }
-
-        var name: String { description.name }
-    }
-
-    private struct AttributeSlot {
-        var name: String
-        var bytes: [UInt8]
-        var type: AttributeType
-        var typeName: StaticString
-    }
-
-    private struct RelationshipInfo {
-        var name: String
-        var bytes: [UInt8]
-        var isToMany: Bool
-        var type: String
-        var destination: String
-        var destinationIndex: Int
-    }
+    private typealias EntityInfo = XMLReaderEntity
 
     private enum Reference {
         case key(Int64)
@@ -161,7 +117,9 @@ final class XMLStoreReader {
     @exclusivity(unchecked) private var previousEntity: EntityInfo?
     @exclusivity(unchecked) private var currentKey: Int64 = 0
     @exclusivity(unchecked) private var currentLine = 0
-    @exclusivity(unchecked) private var currentAttributes: [String: AttributeValue] = [:]
+    /// The current object's values, by attribute slot, and a bit for each slot filled.
+    @exclusivity(unchecked) private var values: [AttributeValue?] = []
+    @exclusivity(unchecked) private var filled: UInt64 = 0
     @exclusivity(unchecked) private var currentRelationships: [PendingRelationship] = []
     /// Bits of the attribute and relationship slots seen in the current object.
     @exclusivity(unchecked) private var seenAttributes: [UInt64] = []
@@ -176,10 +134,14 @@ final class XMLStoreReader {
         self.path = path
         self.scope = scope
         input = try XMLFileInput(path: path)
+        attributeValues.initialize(repeating: nil)
     }
 
     deinit {
         if let parser { xmlFreeParserCtxt(parser) }
+        names?.deallocate()
+        text.deallocate()
+        attributeValues.deallocate()
     }
 
     /// Reads the whole store.
@@ -209,11 +171,7 @@ final class XMLStoreReader {
         // No NOENT (entities are not substituted), no DTDLOAD/DTDATTR/DTDVALID (no DTD is
         // loaded), NONET (no network); see xmlParserOption in parser.h.
         xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOWARNING.rawValue))
-        let dictionary = parser.pointee.dict
-        elementNames = Element.allCases.map { xmlDictLookup(dictionary, $0.name.utf8Start, -1)! }
-        attributeNames = Attribute.allCases.map { xmlDictLookup(dictionary, $0.name.utf8Start, -1)! }
-        childNames = Self.childTable.map { $0.map { (elementNames[$0.rawValue], $0) } }
-        attributeNamesByElement = Self.attributeTable.map { $0.map { (attributeNames[$0.rawValue], $0) } }
+        names = XMLNameTables(parser.pointee.dict)
 
         let result = xmlParseDocument(parser)
         // A read error comes first: the parser's own report of it ("Document is empty") would mislead.
@@ -231,9 +189,9 @@ final class XMLStoreReader {
         _ localname: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, namespace: UnsafePointer<xmlChar>?, attributeCount: Int,
         attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
-        guard !failed else { return }
+        guard !failed, let names else { return }
         guard let parent = stack.last else {
-            guard namespace == nil, localname == elementNames[Element.database.rawValue] else {
+            guard namespace == nil, localname == names.database else {
                 return fail("the root element is <\(qualifiedName(localname, prefix))>, expected <database>: this is not a Strata XML store")
             }
             stack.append(Frame(element: .database, line: line, column: column))
@@ -242,12 +200,12 @@ final class XMLStoreReader {
         if let namespace {
             return fail("element <\(qualifiedName(localname, prefix))> is in namespace '\(String(cString: namespace))'; the elements of Strata XML stores are in no namespace")
         }
-        guard let element = child(named: localname, of: parent.element) else {
+        guard let element = names.child(named: localname, of: parent.element) else {
             let name = String(cString: localname)
             if parent.element.holdsText || parent.element == .relationship {
                 return fail("unexpected element <\(name)> inside <\(parent.element.name)>, which holds \(parent.element == .relationship ? "nothing" : "text only")")
             }
-            let expected = Self.childTable[parent.element.rawValue].map { "\($0.name)" }
+            let expected = parent.element.children.map { "\($0.name)" }
             return fail("unknown element <\(name)> in <\(parent.element.name)>\(Suggestion.didYouMean(name, in: expected)); expected \(expected.map { "<\($0)>" }.joined(separator: ", "))")
         }
         let bit: UInt64 = 1 << UInt64(element.rawValue)
@@ -262,7 +220,7 @@ final class XMLStoreReader {
         guard !failed else { return }
 
         if element.holdsText {
-            text.removeAll(keepingCapacity: true)
+            text.removeAll()
             textIsBase64 = false
             if let encoding = attributeValues[Attribute.encoding.rawValue] {
                 guard XMLValueCoding.equals(encoding, XMLStoreLayout.base64Encoding) else {
@@ -292,7 +250,7 @@ final class XMLStoreReader {
     fileprivate func endElement() {
         guard !failed, let frame = stack.popLast() else { return }
         if frame.element.holdsText {
-            text.withUnsafeBufferPointer { endTextElement(frame, $0) }
+            endTextElement(frame, text.bytes)
             return
         }
         switch frame.element {
@@ -322,7 +280,7 @@ final class XMLStoreReader {
     fileprivate func characters(_ bytes: UnsafePointer<xmlChar>, _ count: Int) {
         guard !failed, let top = stack.last else { return }
         if top.element.holdsText {
-            text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
+            text.append(bytes, count: count)
             return
         }
         for index in 0..<count {
@@ -356,23 +314,15 @@ final class XMLStoreReader {
         (prefix.map { String(cString: $0) + ":" } ?? "") + String(cString: localname)
     }
 
-    private func child(named name: UnsafePointer<xmlChar>, of parent: Element) -> Element? {
-        for candidate in childNames[parent.rawValue] where candidate.name == name {
-            return candidate.element
-        }
-        return nil
-    }
-
     private func readAttributes(of element: Element, count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
-        for index in attributeValues.indices { attributeValues[index] = nil }
-        guard count > 0, let attributes else { return }
-        let allowed = attributeNamesByElement[element.rawValue]
+        attributeValues.update(repeating: nil)
+        guard count > 0, let attributes, let names else { return }
         // Five pointers per attribute: localname, prefix, URI, value start, value end.
         for index in 0..<count {
             let base = attributes + index * 5
             let name = base[0]!
-            guard base[2] == nil, let attribute = allowed.first(where: { $0.name == name })?.attribute else {
-                let known = allowed.map { "\($0.attribute.name)" }
+            guard base[2] == nil, let attribute = names.attribute(named: name, of: element) else {
+                let known = element.attributes.map { "\($0.name)" }
                 let spelled = String(cString: name)
                 return fail("<\(element.name)> has an unknown attribute '\(spelled)'\(Suggestion.didYouMean(spelled, in: known))\(known.isEmpty ? "; it takes none" : "; it takes \(known.joined(separator: ", "))")")
             }
@@ -472,29 +422,7 @@ final class XMLStoreReader {
 
     private func prepareEntities(_ schema: Schema) {
         for (index, entity) in schema.entities.enumerated() { entityIndex[entity.name] = index }
-        entityInfos = schema.entities.enumerated().map { EntityInfo(description: $1, index: $0) }
-        for info in entityInfos {
-            let entity = info.description
-            info.rootIndex = entityIndex[entity.rootName]!
-            for attribute in entity.attributes where !attribute.isTransient {
-                info.attributeIndex[attribute.name] = info.attributes.count
-                info.attributes.append(AttributeSlot(
-                    name: attribute.name, bytes: Array(attribute.name.utf8), type: attribute.type, typeName: attribute.type.name))
-            }
-            for relationship in entity.relationships {
-                info.relationshipIndex[relationship.name] = info.relationships.count
-                info.relationships.append(RelationshipInfo(
-                    name: relationship.name, bytes: Array(relationship.name.utf8), isToMany: relationship.isToMany,
-                    type: relationship.isToMany
-                        ? "\(relationship.minCount)/\(relationship.maxCount)"
-                        : (relationship.isOptional ? "0/1" : "1/1"),
-                    destination: relationship.destination,
-                    destinationIndex: entityIndex[relationship.destination]!))
-            }
-            // Every entity belongs to its own family and to each ancestor's.
-            info.family.insert(info.index)
-            for ancestor in entity.ancestorNames { entityInfos[entityIndex[ancestor]!].family.insert(info.index) }
-        }
+        entityInfos = XMLReaderEntity.entities(of: schema)
         keyIndex = Array(repeating: [:], count: entityInfos.count)
     }
 
@@ -505,7 +433,8 @@ final class XMLStoreReader {
         guard let type = required(.type, of: .object), let id = required(.id, of: .object) else { return }
         // Objects of one entity come together: try the previous object's entity first.
         let info: EntityInfo
-        if let previous = previousEntity, previous.nameBytes.elementsEqual(type) {
+        if let previous = previousEntity, previous.nameBytes.count == type.count,
+           memcmp(previous.nameBytes, type.baseAddress!, type.count) == 0 {
             info = previous
         } else {
             let entityName = String(decoding: type, as: UTF8.self)
@@ -530,9 +459,10 @@ final class XMLStoreReader {
         currentEntity = info
         currentKey = key
         currentLine = line
-        currentAttributes = Dictionary(minimumCapacity: info.attributes.count)
+        if values.count != info.slots.count { values = Array(repeating: nil, count: info.slots.count) }
+        filled = 0
         currentRelationships = []
-        Self.clear(&seenAttributes, count: (info.attributes.count + 63) / 64)
+        Self.clear(&seenAttributes, count: (info.slots.count + 63) / 64)
         Self.clear(&seenRelationships, count: (info.relationships.count + 63) / 64)
         nextAttributeSlot = 0
     }
@@ -546,9 +476,8 @@ final class XMLStoreReader {
         guard let info = currentEntity else { return }
         objects.append(PendingObject(
             entityIndex: info.index, key: currentKey, line: currentLine,
-            attributes: currentAttributes, relationships: currentRelationships))
+            attributes: info.values(&values, filled: filled), relationships: currentRelationships))
         currentEntity = nil
-        currentAttributes = [:]
         currentRelationships = []
     }
 
@@ -557,39 +486,24 @@ final class XMLStoreReader {
         return "<object type=\"\(currentEntity.name)\" id=\"\(XMLStoreLayout.idref(currentKey))\">"
     }
 
-    /// The slot of an attribute of the current object: the one after the previous attribute
-    /// when the bytes match (files list attributes in model order), else by name.
-    private func attributeSlot(_ info: EntityInfo, named name: UnsafeBufferPointer<UInt8>) -> Int? {
-        let slots = info.attributes
-        var index = nextAttributeSlot
-        while index < slots.count {
-            let matches = slots[index].bytes.withUnsafeBufferPointer { bytes in
-                bytes.count == name.count && memcmp(bytes.baseAddress!, name.baseAddress!, name.count) == 0
-            }
-            if matches { return index }
-            index += 1
-        }
-        return info.attributeIndex[String(decoding: name, as: UTF8.self)]
-    }
-
     private func startAttribute() {
         guard let info = currentEntity else { return }
         guard let name = required(.name, of: .attribute), let type = required(.type, of: .attribute) else { return }
-        guard !name.isEmpty, let slot = attributeSlot(info, named: name) else {
+        guard !name.isEmpty, let slot = info.slot(named: name, from: nextAttributeSlot) else {
             let attributeName = String(decoding: name, as: UTF8.self)
-            return fail("\(objectDescription) has an attribute '\(attributeName)' that entity '\(info.name)' does not have\(Suggestion.didYouMean(attributeName, in: info.attributes.map(\.name)))")
+            return fail("\(objectDescription) has an attribute '\(attributeName)' that entity '\(info.name)' does not have\(Suggestion.didYouMean(attributeName, in: info.attributeNames))")
         }
-        let attribute = info.attributes[slot]
+        let attribute = info.slots[slot]
         guard XMLValueCoding.equals(type, attribute.typeName) else {
-            return fail("<attribute name=\"\(attribute.name)\"> of \(objectDescription) has type=\(XMLValueCoding.quoted(type)), but the model says \(attribute.type.rawValue)")
+            return fail("<attribute name=\"\(info.attributeNames[slot])\"> of \(objectDescription) has type=\(XMLValueCoding.quoted(type)), but the model says \(attribute.type.rawValue)")
         }
         let bit: UInt64 = 1 << UInt64(slot % 64)
         guard seenAttributes[slot / 64] & bit == 0 else {
-            return fail("\(objectDescription) has attribute '\(attribute.name)' twice")
+            return fail("\(objectDescription) has attribute '\(info.attributeNames[slot])' twice")
         }
         seenAttributes[slot / 64] |= bit
         if textIsBase64 && attribute.type != .string {
-            return fail("<attribute name=\"\(attribute.name)\"> of \(objectDescription) has encoding=\"base64\", which only string attributes take")
+            return fail("<attribute name=\"\(info.attributeNames[slot])\"> of \(objectDescription) has encoding=\"base64\", which only string attributes take")
         }
         nextAttributeSlot = slot + 1
         currentAttributeSlot = slot
@@ -597,12 +511,14 @@ final class XMLStoreReader {
 
     private func endAttribute(_ frame: Frame, _ text: UnsafeBufferPointer<UInt8>) {
         guard let info = currentEntity, currentAttributeSlot >= 0 else { return }
-        let attribute = info.attributes[currentAttributeSlot]
+        let slot = currentAttributeSlot
+        let type = info.slots[slot].type
         currentAttributeSlot = -1
         do {
-            currentAttributes[attribute.name] = try XMLValueCoding.value(from: text, type: attribute.type, base64: textIsBase64)
+            values[slot] = try XMLValueCoding.value(from: text, type: type, base64: textIsBase64)
+            filled |= 1 << UInt64(slot % 64)
         } catch {
-            fail("<attribute name=\"\(attribute.name)\" type=\"\(attribute.type.rawValue)\"> of \(objectDescription): \(error.message)", at: frame)
+            fail("<attribute name=\"\(info.attributeNames[slot])\" type=\"\(type.rawValue)\"> of \(objectDescription): \(error.message)", at: frame)
         }
     }
 
@@ -746,7 +662,7 @@ final class XMLStoreReader {
     }
 
     private func referenceError(
-        _ info: RelationshipInfo, _ relationship: PendingRelationship, _ object: PendingObject, _ problem: String
+        _ info: XMLReaderEntity.Relationship, _ relationship: PendingRelationship, _ object: PendingObject, _ problem: String
     ) -> StrataError {
         let owner = "<object type=\"\(entityInfos[object.entityIndex].name)\" id=\"\(XMLStoreLayout.idref(object.key))\">"
         return corrupt("<relationship name=\"\(info.name)\"> of \(owner) \(problem)", line: relationship.line, column: relationship.column)
@@ -770,8 +686,6 @@ final class XMLStoreReader {
 
     // MARK: - Tables
 
-    private static let childTable: [[Element]] = Element.allCases.map(\.children)
-    private static let attributeTable: [[Attribute]] = Element.allCases.map(\.attributes)
     /// Bits (by raw value) of the elements that may occur more than once in their parent.
     private static let repeatable: UInt64 = [Element.object, .entityVersionHash, .keySequence, .entry, .attribute, .relationship]
         .reduce(0) { $0 | 1 << UInt64($1.rawValue) }

@@ -1,0 +1,142 @@
+internal import Foundation
+internal import Strata
+
+/// What ``XMLStoreReader`` needs of one entity of the stored model: its attributes as the file
+/// names them, its relationships, and the dictionaries its records' values are built from.
+///
+/// The attribute table the reader consults for every `<attribute>` element is plain memory
+/// (``slots``), read without reference counting; the class owns it.
+final class XMLReaderEntity {
+    /// One stored attribute, in model order: files list them in that order, so the reader
+    /// tries the slot after the last one first and compares bytes, not hashes.
+    struct Slot {
+        /// The name's UTF-8, in memory the entity owns.
+        var name: UnsafeBufferPointer<UInt8>
+        var type: AttributeType
+        var typeName: StaticString
+    }
+
+    struct Relationship {
+        var name: String
+        var isToMany: Bool
+        /// `min/max` as the file's `type` gives it.
+        var type: String
+        var destination: String
+        var destinationIndex: Int
+    }
+
+    let description: EntityDescription
+    let index: Int
+    let rootIndex: Int
+    let nameBytes: [UInt8]
+    let slots: UnsafeMutableBufferPointer<Slot>
+    let attributeNames: [String]
+    let attributeIndex: [String: Int]
+    let relationships: [Relationship]
+    let relationshipIndex: [String: Int]
+    /// Indices of this entity and every entity below it (``XMLReaderEntity/entities(of:)``).
+    private(set) var family: Set<Int> = []
+
+    /// Dictionaries from the names of a set of attributes to their slots, by the set (a bit per
+    /// slot), from which records' values are made (``values(_:filled:)``).
+    private var templates: [UInt64: [String: Int]] = [:]
+    private var lastTemplate: (filled: UInt64, slots: [String: Int]) = (0, [:])
+    /// More sets than this are not kept (a file whose objects leave out attributes in that
+    /// many ways builds their dictionaries one name at a time).
+    private static let templateLimit = 64
+
+    private init(_ entity: EntityDescription, index: Int, indices: [String: Int]) {
+        description = entity
+        self.index = index
+        rootIndex = indices[entity.rootName]!
+        nameBytes = Array(entity.name.utf8)
+        let stored = entity.attributes.filter { !$0.isTransient }
+        attributeNames = stored.map(\.name)
+        attributeIndex = Dictionary(uniqueKeysWithValues: attributeNames.enumerated().map { ($1, $0) })
+        slots = .allocate(capacity: stored.count)
+        for (slot, attribute) in stored.enumerated() {
+            let bytes = Array(attribute.name.utf8)
+            let name = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+            _ = name.initialize(from: bytes)
+            slots.baseAddress!.advanced(by: slot).initialize(to: Slot(
+                name: UnsafeBufferPointer(rebasing: name[..<bytes.count]), type: attribute.type, typeName: attribute.type.name))
+        }
+        relationships = entity.relationships.map { relationship in
+            Relationship(
+                name: relationship.name, isToMany: relationship.isToMany,
+                type: relationship.isToMany
+                    ? "\(relationship.minCount)/\(relationship.maxCount)"
+                    : (relationship.isOptional ? "0/1" : "1/1"),
+                destination: relationship.destination,
+                destinationIndex: indices[relationship.destination]!)
+        }
+        relationshipIndex = Dictionary(uniqueKeysWithValues: entity.relationships.enumerated().map { ($1.name, $0) })
+    }
+
+    deinit {
+        for slot in slots { UnsafeMutableRawPointer(mutating: slot.name.baseAddress!).deallocate() }
+        slots.deallocate()
+    }
+
+    /// The entities of `schema`, in its order.
+    static func entities(of schema: Schema) -> [XMLReaderEntity] {
+        let indices = Dictionary(uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
+        let entities = schema.entities.enumerated().map { XMLReaderEntity($1, index: $0, indices: indices) }
+        for entity in entities {
+            // Every entity belongs to its own family and to each ancestor's.
+            entity.family.insert(entity.index)
+            for ancestor in entity.description.ancestorNames { entities[indices[ancestor]!].family.insert(entity.index) }
+        }
+        return entities
+    }
+
+    var name: String { description.name }
+
+    /// The slot of the attribute named `name`: the one at `next` or after it when the bytes
+    /// match (files list attributes in model order), else by name.
+    @inline(__always)
+    func slot(named name: UnsafeBufferPointer<UInt8>, from next: Int) -> Int? {
+        var index = next
+        while index < slots.count {
+            let candidate = slots[index].name
+            if candidate.count == name.count && memcmp(candidate.baseAddress!, name.baseAddress!, name.count) == 0 {
+                return index
+            }
+            index += 1
+        }
+        return attributeIndex[String(decoding: name, as: UTF8.self)]
+    }
+
+    /// A record's values as a dictionary by attribute name, taking them out of `values` (one
+    /// per slot) and leaving nil behind. `filled` has a bit for each slot that holds a value,
+    /// for entities of up to 64 attributes.
+    ///
+    /// The dictionary is `mapValues` of a dictionary of the same names kept for each set of
+    /// slots: it then has the same hash table, filled in place, and no name is hashed. Entities
+    /// of more attributes build it one name at a time.
+    func values(_ values: inout [AttributeValue?], filled: UInt64) -> [String: AttributeValue] {
+        guard slots.count <= 64 else {
+            var result: [String: AttributeValue] = Dictionary(minimumCapacity: slots.count)
+            for slot in values.indices {
+                if let value = values[slot].take() { result[attributeNames[slot]] = value }
+            }
+            return result
+        }
+        return template(filled).mapValues { values[$0].take()! }
+    }
+
+    private func template(_ filled: UInt64) -> [String: Int] {
+        if filled == lastTemplate.filled { return lastTemplate.slots }
+        if let template = templates[filled] {
+            lastTemplate = (filled, template)
+            return template
+        }
+        var template: [String: Int] = Dictionary(minimumCapacity: filled.nonzeroBitCount)
+        for slot in 0..<slots.count where filled & (1 << UInt64(slot)) != 0 {
+            template[attributeNames[slot]] = slot
+        }
+        if templates.count < Self.templateLimit { templates[filled] = template }
+        lastTemplate = (filled, template)
+        return template
+    }
+}
