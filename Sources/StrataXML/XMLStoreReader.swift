@@ -101,7 +101,8 @@ final class XMLStoreReader {
         var entityIndex: Int
         var key: Int64
         var line: Int
-        var attributes: [String: AttributeValue]
+        /// Nil once taken for its record.
+        var attributes: [String: AttributeValue]?
         var relationships: [PendingRelationship]
     }
 
@@ -110,11 +111,12 @@ final class XMLStoreReader {
     private var entityIndex: [String: Int] = [:]
     @exclusivity(unchecked) private var objects: [PendingObject] = []
     /// Object index by root entity index, then primary key.
-    @exclusivity(unchecked) private var keyIndex: [[Int64: Int]] = []
+    @exclusivity(unchecked) private var keyIndex: [XMLKeyIndex] = []
 
     // The object being read.
-    @exclusivity(unchecked) private var currentEntity: EntityInfo?
-    @exclusivity(unchecked) private var previousEntity: EntityInfo?
+    // Unowned: `entityInfos` holds every entity for as long as the reader lives.
+    @exclusivity(unchecked) private unowned(unsafe) var currentEntity: EntityInfo?
+    @exclusivity(unchecked) private unowned(unsafe) var previousEntity: EntityInfo?
     @exclusivity(unchecked) private var currentKey: Int64 = 0
     @exclusivity(unchecked) private var currentLine = 0
     /// The current object's values, by attribute slot, and a bit for each slot filled.
@@ -423,7 +425,7 @@ final class XMLStoreReader {
     private func prepareEntities(_ schema: Schema) {
         for (index, entity) in schema.entities.enumerated() { entityIndex[entity.name] = index }
         entityInfos = XMLReaderEntity.entities(of: schema)
-        keyIndex = Array(repeating: [:], count: entityInfos.count)
+        keyIndex = Array(repeating: XMLKeyIndex(), count: entityInfos.count)
     }
 
     // MARK: - Objects
@@ -452,7 +454,7 @@ final class XMLStoreReader {
         else {
             return fail("<object type=\"\(info.name)\" id=\"\(String(decoding: id, as: UTF8.self))\">: an object ID is p and a primary key, like p12")
         }
-        if let existing = keyIndex[info.rootIndex].updateValue(objects.count, forKey: key) {
+        if let existing = keyIndex[info.rootIndex].insert(key, object: objects.count) {
             let other = objects[existing]
             return fail("<object type=\"\(info.name)\" id=\"p\(key)\">: the '\(entityInfos[info.rootIndex].name)' hierarchy already has an object with that ID (<object type=\"\(entityInfos[other.entityIndex].name)\"> at line \(other.line))")
         }
@@ -597,19 +599,23 @@ final class XMLStoreReader {
     /// Turns the objects read into records, resolving every reference.
     private func resolveRecords() throws(StrataError) -> [String: [ObjectID: StoreRecord]] {
         guard let storeIdentifier else { return [:] }
-        let ids = objects.map { object in
-            ObjectID(entityName: entityInfos[object.entityIndex].name, storeIdentifier: storeIdentifier, primaryKey: object.key)
-        }
+        let entityNames = entityInfos.map(\.name)
         var counts = Array(repeating: 0, count: entityInfos.count)
         for object in objects { counts[object.entityIndex] += 1 }
         var byEntity: [[ObjectID: StoreRecord]] = counts.map { [ObjectID: StoreRecord](minimumCapacity: $0) }
         var keys = Set<Int64>()
-        for (index, object) in objects.enumerated() {
-            var record = StoreRecord(objectID: ids[index], attributes: object.attributes)
-            let owner = entityInfos[object.entityIndex]
-            for relationship in object.relationships {
+        for index in objects.indices {
+            let entityIndex = objects[index].entityIndex
+            let id = ObjectID(entityName: entityNames[entityIndex], storeIdentifier: storeIdentifier, primaryKey: objects[index].key)
+            // Taken, not copied: the record is the only owner of its values.
+            var record = StoreRecord(objectID: id, attributes: objects[index].attributes.take() ?? [:])
+            let owner = entityInfos[entityIndex]
+            for relationship in objects[index].relationships {
                 let info = owner.relationships[relationship.slot]
                 let destination = entityInfos[info.destinationIndex]
+                func failure(_ problem: String) -> StrataError {
+                    referenceError(info, relationship, entityIndex: entityIndex, key: objects[index].key, problem)
+                }
                 var members: [ObjectID] = []
                 members.reserveCapacity(relationship.references.count)
                 keys.removeAll(keepingCapacity: true)
@@ -619,27 +625,28 @@ final class XMLStoreReader {
                     switch reference {
                     case .key(let referenced):
                         key = referenced
-                        guard let target = keyIndex[destination.rootIndex][referenced] else {
-                            throw referenceError(info, relationship, object, "refers to p\(referenced), but there is no \(destination.name) with that ID in the file")
+                        guard let target = keyIndex[destination.rootIndex].object(withKey: referenced) else {
+                            throw failure("refers to p\(referenced), but there is no \(destination.name) with that ID in the file")
                         }
-                        guard destination.family.contains(objects[target].entityIndex) else {
-                            throw referenceError(info, relationship, object, "refers to p\(referenced), which is a \(entityInfos[objects[target].entityIndex].name), not a \(destination.name)")
+                        let targetEntity = objects[target].entityIndex
+                        guard destination.family.contains(targetEntity) else {
+                            throw failure("refers to p\(referenced), which is a \(entityNames[targetEntity]), not a \(destination.name)")
                         }
-                        member = ids[target]
+                        member = ObjectID(entityName: entityNames[targetEntity], storeIdentifier: storeIdentifier, primaryKey: referenced)
                     case .missing(let entity, let referenced):
                         key = referenced
-                        let name = entityInfos[entity].name
+                        let name = entityNames[entity]
                         guard destination.family.contains(entity), !entityInfos[entity].description.isAbstract else {
-                            throw referenceError(info, relationship, object, "refers to \(name).p\(referenced), but a \(name) cannot be a member (the destination is \(destination.name))")
+                            throw failure("refers to \(name).p\(referenced), but a \(name) cannot be a member (the destination is \(destination.name))")
                         }
-                        if keyIndex[destination.rootIndex][referenced] != nil {
-                            throw referenceError(info, relationship, object, "refers to \(name).p\(referenced) as an object no longer in the store, but the file has an object with ID p\(referenced): write p\(referenced)")
+                        if keyIndex[destination.rootIndex].object(withKey: referenced) != nil {
+                            throw failure("refers to \(name).p\(referenced) as an object no longer in the store, but the file has an object with ID p\(referenced): write p\(referenced)")
                         }
                         member = ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: referenced)
                     }
                     if relationship.references.count > 1 {
                         guard keys.insert(key).inserted else {
-                            throw referenceError(info, relationship, object, "names p\(key) twice")
+                            throw failure("names p\(key) twice")
                         }
                     }
                     members.append(member)
@@ -652,19 +659,19 @@ final class XMLStoreReader {
                     record.toOne[info.name] = members[0]
                 }
             }
-            byEntity[object.entityIndex][ids[index]] = record
+            byEntity[entityIndex].updateValue(consume record, forKey: consume id)
         }
         var records: [String: [ObjectID: StoreRecord]] = [:]
         for (index, entityRecords) in byEntity.enumerated() where !entityRecords.isEmpty {
-            records[entityInfos[index].name] = entityRecords
+            records[entityNames[index]] = entityRecords
         }
         return records
     }
 
     private func referenceError(
-        _ info: XMLReaderEntity.Relationship, _ relationship: PendingRelationship, _ object: PendingObject, _ problem: String
+        _ info: XMLReaderEntity.Relationship, _ relationship: PendingRelationship, entityIndex: Int, key: Int64, _ problem: String
     ) -> StrataError {
-        let owner = "<object type=\"\(entityInfos[object.entityIndex].name)\" id=\"\(XMLStoreLayout.idref(object.key))\">"
+        let owner = "<object type=\"\(entityInfos[entityIndex].name)\" id=\"\(XMLStoreLayout.idref(key))\">"
         return corrupt("<relationship name=\"\(info.name)\"> of \(owner) \(problem)", line: relationship.line, column: relationship.column)
     }
 
@@ -696,49 +703,53 @@ final class XMLStoreReader {
         handler.initialized = UInt32(XML_SAX2_MAGIC)
         handler.startElementNs = { context, localname, prefix, namespace, _, _, attributeCount, _, attributes in
             guard let context, let localname else { return }
-            reader(context).startElement(
-                localname, prefix: prefix, namespace: namespace, attributeCount: Int(attributeCount), attributes: attributes)
+            withReader(context) {
+                $0.startElement(localname, prefix: prefix, namespace: namespace, attributeCount: Int(attributeCount), attributes: attributes)
+            }
         }
         handler.endElementNs = { context, _, _, _ in
             guard let context else { return }
-            reader(context).endElement()
+            withReader(context) { $0.endElement() }
         }
         handler.characters = { context, bytes, count in
             guard let context, let bytes else { return }
-            reader(context).characters(bytes, Int(count))
+            withReader(context) { $0.characters(bytes, Int(count)) }
         }
         handler.cdataBlock = handler.characters
         handler.ignorableWhitespace = handler.characters
         handler.internalSubset = { context, _, _, _ in
             guard let context else { return }
-            reader(context).refuseDocumentType()
+            withReader(context) { $0.refuseDocumentType() }
         }
         handler.externalSubset = { context, _, _, _ in
             guard let context else { return }
-            reader(context).refuseDocumentType()
+            withReader(context) { $0.refuseDocumentType() }
         }
         handler.entityDecl = { context, _, _, _, _, _ in
             guard let context else { return }
-            reader(context).refuseDeclaration("an entity")
+            withReader(context) { $0.refuseDeclaration("an entity") }
         }
         handler.unparsedEntityDecl = { context, _, _, _, _ in
             guard let context else { return }
-            reader(context).refuseDeclaration("an entity")
+            withReader(context) { $0.refuseDeclaration("an entity") }
         }
         handler.notationDecl = { context, _, _, _ in
             guard let context else { return }
-            reader(context).refuseDeclaration("a notation")
+            withReader(context) { $0.refuseDeclaration("a notation") }
         }
         handler.serror = { context, error in
             guard let context, let error else { return }
-            reader(context).parserError(error)
+            withReader(context) { $0.parserError(error) }
         }
         return handler
     }
 }
 
-private func reader(_ context: UnsafeMutableRawPointer) -> XMLStoreReader {
-    Unmanaged<XMLStoreReader>.fromOpaque(context).takeUnretainedValue()
+/// The reader passed as context, borrowed for `body` without a retain (the reader outlives
+/// its parser).
+@inline(__always)
+private func withReader<T>(_ context: UnsafeMutableRawPointer, _ body: (XMLStoreReader) -> T) -> T {
+    Unmanaged<XMLStoreReader>.fromOpaque(context)._withUnsafeGuaranteedRef(body)
 }
 
 /// libxml2's input callback: reads from the ``XMLFileInput`` passed as context.
