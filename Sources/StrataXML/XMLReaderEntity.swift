@@ -99,7 +99,7 @@ final class XMLReaderEntity {
         var index = next
         while index < slots.count {
             let candidate = slots[index].name
-            if candidate.count == name.count && memcmp(candidate.baseAddress!, name.baseAddress!, name.count) == 0 {
+            if candidate.count == name.count && XMLValueCoding.bytesEqual(candidate.baseAddress!, name.baseAddress!, count: name.count) {
                 return index
             }
             index += 1
@@ -122,7 +122,8 @@ final class XMLReaderEntity {
             }
             return result
         }
-        return template(filled).mapValues { values[$0].take()! }
+        let template = template(filled)
+        return values.withUnsafeMutableBufferPointer { values in template.mapValues { values[$0].take()! } }
     }
 
     private func template(_ filled: UInt64) -> [String: Int] {

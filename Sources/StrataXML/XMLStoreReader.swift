@@ -63,6 +63,8 @@ final class XMLStoreReader {
     @exclusivity(unchecked) private var textIsBase64 = false
     /// The values of the current start tag's attributes, by ``XMLStoreLayout/Attribute`` raw value.
     private let attributeValues = UnsafeMutableBufferPointer<UnsafeBufferPointer<UInt8>?>.allocate(capacity: Attribute.allCases.count)
+    /// A bit for each of `attributeValues` that is not nil.
+    @exclusivity(unchecked) private var setAttributeValues = 0
 
     // Database info.
     private var formatVersion: Int64?
@@ -317,7 +319,11 @@ final class XMLStoreReader {
     }
 
     private func readAttributes(of element: Element, count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
-        attributeValues.update(repeating: nil)
+        // Only the values the previous start tag set need clearing.
+        while setAttributeValues != 0 {
+            attributeValues[setAttributeValues.trailingZeroBitCount] = nil
+            setAttributeValues &= setAttributeValues - 1
+        }
         guard count > 0, let attributes, let names else { return }
         // Five pointers per attribute: localname, prefix, URI, value start, value end.
         for index in 0..<count {
@@ -330,6 +336,7 @@ final class XMLStoreReader {
             }
             let start = base[3]!
             attributeValues[attribute.rawValue] = UnsafeBufferPointer(start: start, count: base[4]! - start)
+            setAttributeValues |= 1 << attribute.rawValue
         }
     }
 
@@ -436,7 +443,7 @@ final class XMLStoreReader {
         // Objects of one entity come together: try the previous object's entity first.
         let info: EntityInfo
         if let previous = previousEntity, previous.nameBytes.count == type.count,
-           memcmp(previous.nameBytes, type.baseAddress!, type.count) == 0 {
+           previous.nameBytes.withUnsafeBufferPointer({ XMLValueCoding.bytesEqual($0.baseAddress!, type.baseAddress!, count: type.count) }) {
             info = previous
         } else {
             let entityName = String(decoding: type, as: UTF8.self)
@@ -677,8 +684,10 @@ final class XMLStoreReader {
 
     // MARK: - Errors and positions
 
-    private var line: Int { parser.map { Int(xmlSAX2GetLineNumber($0)) } ?? 0 }
-    private var column: Int { parser.map { Int(xmlSAX2GetColumnNumber($0)) } ?? 0 }
+    // What xmlSAX2GetLineNumber and xmlSAX2GetColumnNumber return, read without a call for
+    // every element.
+    private var line: Int { parser?.pointee.input.map { Int($0.pointee.line) } ?? 0 }
+    private var column: Int { parser?.pointee.input.map { Int($0.pointee.col) } ?? 0 }
 
     private func corrupt(_ message: String, line: Int, column: Int) -> StrataError {
         StrataError(.corruptStore, message, file: path, location: SourceLocation(line: line, column: column))
