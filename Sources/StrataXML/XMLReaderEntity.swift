@@ -92,10 +92,10 @@ final class XMLReaderEntity {
 
     var name: String { description.name }
 
-    /// The slot of the attribute named `name`: the one at `next` or after it when the bytes
-    /// match (files list attributes in model order), else by name.
+    /// The slot of the attribute named `name` in `slots` (an entity's): the one at `next` or
+    /// after it when the bytes match, files listing attributes in model order; nil otherwise.
     @inline(__always)
-    func slot(named name: UnsafeBufferPointer<UInt8>, from next: Int) -> Int? {
+    static func slot(named name: UnsafeBufferPointer<UInt8>, in slots: UnsafeBufferPointer<Slot>, from next: Int) -> Int? {
         var index = next
         while index < slots.count {
             let candidate = slots[index].name
@@ -104,7 +104,12 @@ final class XMLReaderEntity {
             }
             index += 1
         }
-        return attributeIndex[String(decoding: name, as: UTF8.self)]
+        return nil
+    }
+
+    /// The slot of the attribute named `name`, wherever it is.
+    func slot(named name: UnsafeBufferPointer<UInt8>) -> Int? {
+        attributeIndex[String(decoding: name, as: UTF8.self)]
     }
 
     /// A record's values as a dictionary by attribute name, taking them out of `values` (one
@@ -139,5 +144,32 @@ final class XMLReaderEntity {
         if templates.count < Self.templateLimit { templates[filled] = template }
         lastTemplate = (filled, template)
         return template
+    }
+}
+
+/// A set of slots (of attributes or relationships) with no allocation for the first 64.
+struct XMLSlotSet {
+    private var first: UInt64 = 0
+    private var rest: [UInt64] = []
+
+    mutating func removeAll() {
+        first = 0
+        if !rest.isEmpty { rest.removeAll(keepingCapacity: true) }
+    }
+
+    /// Adds `slot`; false when it is in the set already.
+    @inline(__always)
+    mutating func insert(_ slot: Int) -> Bool {
+        let bit: UInt64 = 1 << UInt64(slot % 64)
+        if slot < 64 {
+            guard first & bit == 0 else { return false }
+            first |= bit
+            return true
+        }
+        let word = slot / 64 - 1
+        while rest.count <= word { rest.append(0) }
+        guard rest[word] & bit == 0 else { return false }
+        rest[word] |= bit
+        return true
     }
 }

@@ -108,7 +108,9 @@ final class XMLStoreReader {
         var relationships: [PendingRelationship]
     }
 
-    private var schema: Schema?
+    /// Set once `<databaseInfo>` gave the store's model (a flag: testing an optional `Schema`
+    /// copies it).
+    @exclusivity(unchecked) private var hasModel = false
     @exclusivity(unchecked) private var entityInfos: [EntityInfo] = []
     private var entityIndex: [String: Int] = [:]
     @exclusivity(unchecked) private var objects: [PendingObject] = []
@@ -116,8 +118,12 @@ final class XMLStoreReader {
     @exclusivity(unchecked) private var keyIndex: [XMLKeyIndex] = []
 
     // The object being read.
-    // Unowned: `entityInfos` holds every entity for as long as the reader lives.
-    @exclusivity(unchecked) private unowned(unsafe) var currentEntity: EntityInfo?
+    /// The entity of the object being read (an index in `entityInfos`), -1 between objects.
+    @exclusivity(unchecked) private var currentEntityIndex = -1
+    /// Its attribute table, owned by its ``XMLReaderEntity``.
+    @exclusivity(unchecked) private var currentSlots = UnsafeBufferPointer<XMLReaderEntity.Slot>(start: nil, count: 0)
+    /// The entity of the previous object; unowned: `entityInfos` holds every entity for as long
+    /// as the reader lives.
     @exclusivity(unchecked) private unowned(unsafe) var previousEntity: EntityInfo?
     @exclusivity(unchecked) private var currentKey: Int64 = 0
     @exclusivity(unchecked) private var currentLine = 0
@@ -126,8 +132,8 @@ final class XMLStoreReader {
     @exclusivity(unchecked) private var filled: UInt64 = 0
     @exclusivity(unchecked) private var currentRelationships: [PendingRelationship] = []
     /// Bits of the attribute and relationship slots seen in the current object.
-    @exclusivity(unchecked) private var seenAttributes: [UInt64] = []
-    @exclusivity(unchecked) private var seenRelationships: [UInt64] = []
+    @exclusivity(unchecked) private var seenAttributes = XMLSlotSet()
+    @exclusivity(unchecked) private var seenRelationships = XMLSlotSet()
     @exclusivity(unchecked) private var nextAttributeSlot = 0
     @exclusivity(unchecked) private var currentAttributeSlot = -1
 
@@ -340,12 +346,17 @@ final class XMLStoreReader {
         }
     }
 
+    @inline(__always)
     private func required(_ attribute: Attribute, of element: Element) -> UnsafeBufferPointer<UInt8>? {
         guard let value = attributeValues[attribute.rawValue] else {
-            fail("<\(element.name)> has no \(attribute.name) attribute")
+            missing(attribute, of: element)
             return nil
         }
         return value
+    }
+
+    private func missing(_ attribute: Attribute, of element: Element) {
+        fail("<\(element.name)> has no \(attribute.name) attribute")
     }
 
     private func endTextElement(_ frame: Frame, _ text: UnsafeBufferPointer<UInt8>) {
@@ -422,7 +433,7 @@ final class XMLStoreReader {
         guard schema.versionHash == metadata.modelVersionHash else {
             return fail("the model in <schema> has version hash \(schema.versionHash), but <modelVersionHash> says \(metadata.modelVersionHash): the file was edited by hand", at: frame)
         }
-        self.schema = schema
+        hasModel = true
         prepareEntities(schema)
         for root in keySequences.keys where entityIndex[root] == nil {
             return fail("<keySequences> names entity '\(root)', which the model does not have", at: frame)
@@ -438,7 +449,7 @@ final class XMLStoreReader {
     // MARK: - Objects
 
     private func startObject() {
-        guard schema != nil else { return fail("<object> before <databaseInfo>: the store's model must come first") }
+        guard hasModel else { return fail("<object> before <databaseInfo>: the store's model must come first") }
         guard let type = required(.type, of: .object), let id = required(.id, of: .object) else { return }
         // Objects of one entity come together: try the previous object's entity first.
         let info: EntityInfo
@@ -465,74 +476,92 @@ final class XMLStoreReader {
             let other = objects[existing]
             return fail("<object type=\"\(info.name)\" id=\"p\(key)\">: the '\(entityInfos[info.rootIndex].name)' hierarchy already has an object with that ID (<object type=\"\(entityInfos[other.entityIndex].name)\"> at line \(other.line))")
         }
-        currentEntity = info
+        currentEntityIndex = info.index
+        currentSlots = UnsafeBufferPointer(info.slots)
         currentKey = key
         currentLine = line
         if values.count != info.slots.count { values = Array(repeating: nil, count: info.slots.count) }
         filled = 0
         currentRelationships = []
-        Self.clear(&seenAttributes, count: (info.slots.count + 63) / 64)
-        Self.clear(&seenRelationships, count: (info.relationships.count + 63) / 64)
+        seenAttributes.removeAll()
+        seenRelationships.removeAll()
         nextAttributeSlot = 0
     }
 
-    private static func clear(_ bits: inout [UInt64], count: Int) {
-        if bits.count != count { bits = Array(repeating: 0, count: count) }
-        for index in bits.indices { bits[index] = 0 }
-    }
-
     private func endObject() {
-        guard let info = currentEntity else { return }
+        guard currentEntityIndex >= 0 else { return }
+        let info = entityInfos[currentEntityIndex]
         objects.append(PendingObject(
-            entityIndex: info.index, key: currentKey, line: currentLine,
+            entityIndex: currentEntityIndex, key: currentKey, line: currentLine,
             attributes: info.values(&values, filled: filled), relationships: currentRelationships))
-        currentEntity = nil
+        currentEntityIndex = -1
+        currentSlots = UnsafeBufferPointer(start: nil, count: 0)
         currentRelationships = []
     }
 
     private var objectDescription: String {
-        guard let currentEntity else { return "<object>" }
-        return "<object type=\"\(currentEntity.name)\" id=\"\(XMLStoreLayout.idref(currentKey))\">"
+        guard currentEntityIndex >= 0 else { return "<object>" }
+        return "<object type=\"\(entityInfos[currentEntityIndex].name)\" id=\"\(XMLStoreLayout.idref(currentKey))\">"
     }
 
+    // The attribute elements of objects, a million in a large store, touch only plain memory
+    // (the current entity's slots) and report their errors through `attributeProblem`.
+
     private func startAttribute() {
-        guard let info = currentEntity else { return }
+        guard currentEntityIndex >= 0 else { return }
         guard let name = required(.name, of: .attribute), let type = required(.type, of: .attribute) else { return }
-        guard !name.isEmpty, let slot = info.slot(named: name, from: nextAttributeSlot) else {
-            let attributeName = String(decoding: name, as: UTF8.self)
-            return fail("\(objectDescription) has an attribute '\(attributeName)' that entity '\(info.name)' does not have\(Suggestion.didYouMean(attributeName, in: info.attributeNames))")
-        }
-        let attribute = info.slots[slot]
-        guard XMLValueCoding.equals(type, attribute.typeName) else {
-            return fail("<attribute name=\"\(info.attributeNames[slot])\"> of \(objectDescription) has type=\(XMLValueCoding.quoted(type)), but the model says \(attribute.type.rawValue)")
-        }
-        let bit: UInt64 = 1 << UInt64(slot % 64)
-        guard seenAttributes[slot / 64] & bit == 0 else {
-            return fail("\(objectDescription) has attribute '\(info.attributeNames[slot])' twice")
-        }
-        seenAttributes[slot / 64] |= bit
-        if textIsBase64 && attribute.type != .string {
-            return fail("<attribute name=\"\(info.attributeNames[slot])\"> of \(objectDescription) has encoding=\"base64\", which only string attributes take")
-        }
+        guard !name.isEmpty,
+              let slot = XMLReaderEntity.slot(named: name, in: currentSlots, from: nextAttributeSlot)
+                ?? entityInfos[currentEntityIndex].slot(named: name)
+        else { return attributeProblem(.unknown(String(decoding: name, as: UTF8.self))) }
+        let attribute = currentSlots[slot]
+        guard XMLValueCoding.equals(type, attribute.typeName) else { return attributeProblem(.type(slot, XMLValueCoding.quoted(type))) }
+        guard seenAttributes.insert(slot) else { return attributeProblem(.twice(slot)) }
+        if textIsBase64 && attribute.type != .string { return attributeProblem(.base64(slot)) }
         nextAttributeSlot = slot + 1
         currentAttributeSlot = slot
     }
 
     private func endAttribute(_ frame: Frame, _ text: UnsafeBufferPointer<UInt8>) {
-        guard let info = currentEntity, currentAttributeSlot >= 0 else { return }
+        guard currentEntityIndex >= 0, currentAttributeSlot >= 0 else { return }
         let slot = currentAttributeSlot
-        let type = info.slots[slot].type
+        let type = currentSlots[slot].type
         currentAttributeSlot = -1
         do {
             values[slot] = try XMLValueCoding.value(from: text, type: type, base64: textIsBase64)
-            filled |= 1 << UInt64(slot % 64)
+            filled |= 1 << UInt64(slot % 64)  // (only read for entities of up to 64 attributes)
         } catch {
-            fail("<attribute name=\"\(info.attributeNames[slot])\" type=\"\(type.rawValue)\"> of \(objectDescription): \(error.message)", at: frame)
+            attributeProblem(.value(slot, error.message), at: frame)
+        }
+    }
+
+    private enum AttributeProblem {
+        case unknown(String)
+        case type(Int, String)
+        case twice(Int)
+        case base64(Int)
+        case value(Int, String)
+    }
+
+    private func attributeProblem(_ problem: AttributeProblem, at frame: Frame? = nil) {
+        let info = entityInfos[currentEntityIndex]
+        switch problem {
+        case .unknown(let attributeName):
+            fail("\(objectDescription) has an attribute '\(attributeName)' that entity '\(info.name)' does not have\(Suggestion.didYouMean(attributeName, in: info.attributeNames))")
+        case .type(let slot, let quotedType):
+            fail("<attribute name=\"\(info.attributeNames[slot])\"> of \(objectDescription) has type=\(quotedType), but the model says \(info.slots[slot].type.rawValue)")
+        case .twice(let slot):
+            fail("\(objectDescription) has attribute '\(info.attributeNames[slot])' twice")
+        case .base64(let slot):
+            fail("<attribute name=\"\(info.attributeNames[slot])\"> of \(objectDescription) has encoding=\"base64\", which only string attributes take")
+        case .value(let slot, let message):
+            fail("<attribute name=\"\(info.attributeNames[slot])\" type=\"\(info.slots[slot].type.rawValue)\"> of \(objectDescription): \(message)", at: frame)
         }
     }
 
     private func startRelationship() {
-        guard let info = currentEntity else { return }
+        guard currentEntityIndex >= 0 else { return }
+        let info = entityInfos[currentEntityIndex]
         guard let name = required(.name, of: .relationship), let type = required(.type, of: .relationship),
               let destination = required(.destination, of: .relationship)
         else { return }
@@ -548,11 +577,9 @@ final class XMLStoreReader {
         guard String(decoding: destination, as: UTF8.self) == relationship.destination else {
             return fail("\(element) has destination=\(XMLValueCoding.quoted(destination)), but the model says \(relationship.destination)")
         }
-        let bit: UInt64 = 1 << UInt64(slot % 64)
-        guard seenRelationships[slot / 64] & bit == 0 else {
+        guard seenRelationships.insert(slot) else {
             return fail("\(objectDescription) has relationship '\(relationshipName)' twice")
         }
-        seenRelationships[slot / 64] |= bit
         var references: [Reference] = []
         if let idrefs = attributeValues[Attribute.idrefs.rawValue] {
             guard let parsed = parseReferences(idrefs, element: element) else { return }
