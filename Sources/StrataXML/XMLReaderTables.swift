@@ -9,10 +9,11 @@ struct XMLNameTables {
     typealias Element = XMLStoreLayout.Element
     typealias Attribute = XMLStoreLayout.Attribute
 
-    /// Each element's children, then each element's attributes, `stride` entries per element,
+    /// Each element's children and each element's attributes, `stride` entries per element,
     /// every list ending with a nil name.
-    private let children: UnsafeMutablePointer<(name: UnsafePointer<xmlChar>?, element: Element)>
-    private let attributes: UnsafeMutablePointer<(name: UnsafePointer<xmlChar>?, attribute: Attribute)>
+    private typealias Table<Value> = UnsafeMutablePointer<(name: UnsafePointer<xmlChar>?, value: Value)>
+    private let children: Table<Element>
+    private let attributes: Table<Attribute>
     private static let stride = 8
     /// `<database>`, the root.
     let database: UnsafePointer<xmlChar>
@@ -45,20 +46,20 @@ struct XMLNameTables {
     /// The child of `parent` named `name`, if it may have one.
     @inline(__always)
     func child(named name: UnsafePointer<xmlChar>, of parent: Element) -> Element? {
-        var entry = children + parent.rawValue * Self.stride
-        while let candidate = entry.pointee.name {
-            if candidate == name { return entry.pointee.element }
-            entry += 1
-        }
-        return nil
+        Self.find(name, in: children, of: parent)
     }
 
     /// The XML attribute of `element` named `name`, if it takes one.
     @inline(__always)
     func attribute(named name: UnsafePointer<xmlChar>, of element: Element) -> Attribute? {
-        var entry = attributes + element.rawValue * Self.stride
+        Self.find(name, in: attributes, of: element)
+    }
+
+    @inline(__always)
+    private static func find<Value>(_ name: UnsafePointer<xmlChar>, in table: Table<Value>, of element: Element) -> Value? {
+        var entry = table + element.rawValue * stride
         while let candidate = entry.pointee.name {
-            if candidate == name { return entry.pointee.attribute }
+            if candidate == name { return entry.pointee.value }
             entry += 1
         }
         return nil

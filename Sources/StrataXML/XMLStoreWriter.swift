@@ -408,21 +408,11 @@ final class XMLStoreWriter {
         }
         try Self.withBytes(of: &text) { bytes throws(StrataError) in
             guard scan.needsEscaping else { return try raw(bytes) }
-            var start = 0
-            for index in bytes.indices {
-                let escape: StaticString
-                switch bytes[index] {
-                case UInt8(ascii: "&"): escape = "&amp;"
-                case UInt8(ascii: "<"): escape = "&lt;"
-                case UInt8(ascii: ">"): escape = "&gt;"
-                case 0x0D: escape = "&#13;"
-                default: continue
-                }
-                try raw(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                try raw(UnsafeBufferPointer(start: escape.utf8Start, count: escape.utf8CodeUnitCount))
-                start = index + 1
+            var escaped: [UInt8] = []
+            _ = XMLByteSink.with(capacity: 1 << 16, drain: { escaped.append(contentsOf: $0); return true }) { sink in
+                sink.appendText(bytes, scan)
             }
-            try raw(UnsafeBufferPointer(rebasing: bytes[start...]))
+            try escaped.withUnsafeBufferPointer { escaped throws(StrataError) in try raw(escaped) }
         }
     }
 

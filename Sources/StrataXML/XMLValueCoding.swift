@@ -36,16 +36,9 @@ enum XMLValueCoding {
         case (.decimal, .decimal(let decimal)):
             appendDecimal(decimal, to: &sink)
         case (.double, .double(let double)):
-            appendDouble(double, to: &sink)
+            appendNumber(double, to: &sink)
         case (.float, .float(let float)):
-            if float.isNaN {
-                sink.append("NaN")
-            } else if float.isInfinite {
-                sink.append(float < 0 ? "-Infinity" : "Infinity")
-            } else {
-                // The text of `description`, handed over without a String.
-                float.write(to: &sink)
-            }
+            appendNumber(float, to: &sink)
         case (.bool, .bool(let bool)):
             sink.append(bool ? "true" : "false")
         case (.date, .date(let date)):
@@ -54,7 +47,7 @@ enum XMLValueCoding {
                 written = writeISO(date, into: out)
                 return written ? 24 : 0
             }
-            if !written { appendDouble(date.timeIntervalSinceReferenceDate, to: &sink) }
+            if !written { appendNumber(date.timeIntervalSinceReferenceDate, to: &sink) }
         case (.binary, .binary(let data)), (.transformable, .binary(let data)):
             data.withUnsafeBytes { sink.appendBase64($0) }
         case (.uuid, .uuid(let uuid)):
@@ -67,14 +60,14 @@ enum XMLValueCoding {
 
     /// Swift's shortest text that reads back to the same value (`description`), or `NaN`,
     /// `Infinity`, `-Infinity`.
-    static func appendDouble(_ double: Double, to sink: inout XMLByteSink) {
-        if double.isNaN {
+    static func appendNumber<Number: BinaryFloatingPoint & TextOutputStreamable>(_ number: Number, to sink: inout XMLByteSink) {
+        if number.isNaN {
             sink.append("NaN")
-        } else if double.isInfinite {
-            sink.append(double < 0 ? "-Infinity" : "Infinity")
+        } else if number.isInfinite {
+            sink.append(number < 0 ? "-Infinity" : "Infinity")
         } else {
             // The text of `description`, handed over without a String.
-            double.write(to: &sink)
+            number.write(to: &sink)
         }
     }
 
