@@ -62,8 +62,9 @@ final class XMLStoreWriter {
                     try appendObject(
                         records.values[index], key: key, plan: plan, positions: &positions, storeIdentifier: storeIdentifier,
                         contents: contents, to: &sink)
-                    if sink.failed { break }
                     wroteObjects = true
+                    // The file cannot be written: stop serializing (the caller throws).
+                    if sink.failed { return wroteObjects }
                 }
             }
             return wroteObjects

@@ -387,34 +387,41 @@ enum XMLValueCoding {
 
     /// `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` in either case.
     static func parseUUID(_ text: UnsafeBufferPointer<UInt8>) -> UUID? {
-        guard text.count == 36 else { return nil }
-        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let valid = withUnsafeMutableBytes(of: &bytes) { output -> Bool in
-            var position = 0
-            var byteIndex = 0
-            while position < 36 {
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    guard text[position] == UInt8(ascii: "-") else { return false }
-                    position += 1
-                    continue
-                }
-                guard let high = hexValue(text[position]), let low = hexValue(text[position + 1]) else { return false }
-                output[byteIndex] = high << 4 | low
-                byteIndex += 1
-                position += 2
+        guard text.count == 36, text[8] == UInt8(ascii: "-"), text[13] == UInt8(ascii: "-"),
+              text[18] == UInt8(ascii: "-"), text[23] == UInt8(ascii: "-")
+        else { return nil }
+        // The 32 digits as two 64-bit numbers; `invalid` collects a bit from any byte that is
+        // not a hexadecimal digit.
+        let base = text.baseAddress!
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var invalid: UInt8 = 0
+        func read(_ start: Int, _ count: Int, into word: inout UInt64) {
+            for offset in start..<(start + count) {
+                let value = hexValue(base[offset])
+                invalid |= value
+                word = word << 4 | UInt64(value & 0x0F)
             }
-            return true
         }
-        return valid ? UUID(uuid: bytes) : nil
+        read(0, 8, into: &high)
+        read(9, 4, into: &high)
+        read(14, 4, into: &high)
+        read(19, 4, into: &low)
+        read(24, 12, into: &low)
+        guard invalid & 0x10 == 0 else { return nil }
+        func byte(_ word: UInt64, _ index: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: word >> (56 - 8 * index)) }
+        return UUID(uuid: (
+            byte(high, 0), byte(high, 1), byte(high, 2), byte(high, 3), byte(high, 4), byte(high, 5), byte(high, 6), byte(high, 7),
+            byte(low, 0), byte(low, 1), byte(low, 2), byte(low, 3), byte(low, 4), byte(low, 5), byte(low, 6), byte(low, 7)))
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: nil
-        }
+    /// The value of a hexadecimal digit (either case), or 0x10 for any other byte.
+    @inline(__always)
+    private static func hexValue(_ byte: UInt8) -> UInt8 {
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        return letter < 6 ? letter + 10 : 0x10
     }
 
     // The calendar arithmetic is ISO8601's own (proleptic Gregorian calendar).
@@ -458,11 +465,18 @@ enum XMLValueCoding {
                 == UnsafeRawPointer(second + index).loadUnaligned(as: UInt64.self) else { return false }
             index += 8
         }
-        while index < count {
-            guard first[index] == second[index] else { return false }
-            index += 1
+        // The last 0 to 7 bytes: four, two and one at a time.
+        if count - index >= 4 {
+            guard UnsafeRawPointer(first + index).loadUnaligned(as: UInt32.self)
+                == UnsafeRawPointer(second + index).loadUnaligned(as: UInt32.self) else { return false }
+            index += 4
         }
-        return true
+        if count - index >= 2 {
+            guard UnsafeRawPointer(first + index).loadUnaligned(as: UInt16.self)
+                == UnsafeRawPointer(second + index).loadUnaligned(as: UInt16.self) else { return false }
+            index += 2
+        }
+        return index == count || first[index] == second[index]
     }
 
     /// The text for an error message: quoted, and cut after 60 characters.

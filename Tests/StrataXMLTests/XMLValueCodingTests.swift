@@ -58,6 +58,18 @@ import Testing
         for bad in ["", "E621E1F8C36C495A93FC0C247A3E6E5F", "E621E1F8-C36C-495A-93FC-0C247A3E6E5G", "E621E1F8-C36C-495A-93FC_0C247A3E6E5F"] {
             #expect(parse(bad, XMLValueCoding.parseUUID) == nil, "\(bad)")
         }
+        // Any byte in place of a digit: only the 22 hexadecimal digits read (Foundation's own
+        // reader is no guide: on Linux it takes some other bytes too).
+        let valid = Array("e621e1f8-C36C-495a-93FC-0c247A3E6E5F".utf8)
+        let hexadecimal = Set("0123456789abcdefABCDEF".utf8)
+        for position in [0, 7, 9, 14, 19, 24, 35] {
+            for byte in [UInt8](0...255) {
+                var bytes = valid
+                bytes[position] = byte
+                let expected = hexadecimal.contains(byte) ? UUID(uuidString: String(decoding: bytes, as: UTF8.self)) : nil
+                #expect(bytes.withUnsafeBufferPointer(XMLValueCoding.parseUUID) == expected, "\(bytes)")
+            }
+        }
     }
 
     /// The fast date reader gives exactly the `Date` the general ISO 8601 reader gives, so that
