@@ -41,6 +41,20 @@ import Testing
             == "cannot write Sample/p1: entity 'Sample' has no relationship 'labels' of that kind")
     }
 
+    /// A device with no space left (`/dev/full`) fails the write with the system's reason,
+    /// whether the failure comes while objects are written or only when the file is finished.
+    @Test(arguments: [0, 1, 20_000])
+    func fullDeviceIsAStoreIOError(objects: Int) throws {
+        try #require(FileManager.default.fileExists(atPath: "/dev/full"))
+        let schema = try valuesSchema()
+        let records = (0..<objects).map { key in
+            StoreRecord(objectID: objectID("Sample", Int64(key + 1)), attributes: ["text": .string("object \(key) of a store too large for the disk")])
+        }
+        let error = strataError { try XMLStoreFormat().write(contents(schema, records), to: URL(fileURLWithPath: "/dev/full")) }
+        #expect(error?.code == .storeIO)
+        #expect(error?.message == "cannot write '/dev/full': No space left on device")
+    }
+
     /// Objects come by key whether the keys fill their range (placed by key) or not (sorted),
     /// and read back as they were.
     @Test(arguments: [
