@@ -8,11 +8,12 @@
 ///   whose quotient has 63 or 64 bits and whose remainder says whether anything is left,
 ///
 /// rounded once, to nearest with ties to even, from those exact integers. Any other number
-/// (more digits, a larger exponent) returns nil, for the caller's general conversion.
-/// `NumberParsingTests` compares both with `strtod`/`strtof` bit for bit.
+/// (more digits, a larger exponent) and any other text returns nil, for the caller's general
+/// conversion and its error. `ShortDecimalParsingTests` compares both with `strtod`/`strtof`
+/// bit for bit.
 enum ShortDecimalParsing {
-    /// The value of `text`, which ``XMLValueCoding/parseDouble(_:)`` has checked to be
-    /// `-?digits[.digits][(e|E)[+-]digits]`; nil when it is not short enough.
+    /// The value of `text` if it is `-?digits[.digits][(e|E)[+-]digits]` (the form
+    /// ``XMLValueCoding/parseDouble(_:)`` accepts) and short enough; nil otherwise.
     static func double(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         guard let (negative, significand, exponent) = parts(text) else { return nil }
         guard let (mantissa, binaryExponent) = rounded(significand, exponent, bits: 53) else { return nil }
@@ -30,49 +31,61 @@ enum ShortDecimalParsing {
         return negative ? -magnitude : magnitude
     }
 
-    /// The sign, the significant digits and the decimal exponent; nil for more than 19
-    /// significant digits or an exponent with more than four digits.
+    /// The sign, the significant digits and the decimal exponent of
+    /// `-?digits[.digits][(e|E)[+-]digits]`; nil for any other text, for more than 19
+    /// significant digits and for an exponent of more than four digits.
     private static func parts(_ text: UnsafeBufferPointer<UInt8>) -> (negative: Bool, significand: UInt64, exponent: Int)? {
-        var index = 0
         let count = text.count
-        let negative = count > 0 && text[0] == UInt8(ascii: "-")
+        guard count > 0, let base = text.baseAddress else { return nil }
+        var index = 0
+        let negative = base[0] == UInt8(ascii: "-")
         if negative { index = 1 }
         var significand: UInt64 = 0
         var digits = 0
         var exponent = 0
-        var afterPoint = false
-        while index < count {
-            let byte = text[index]
-            if byte == UInt8(ascii: ".") {
-                afterPoint = true
-            } else {
-                let digit = byte &- UInt8(ascii: "0")
-                guard digit < 10 else { break }
-                if digits > 0 || digit != 0 {
-                    guard digits < 19 else { return nil }
-                    significand = significand &* 10 &+ UInt64(digit)
-                    digits += 1
-                }
-                if afterPoint { exponent -= 1 }
+        // Digits, skipping leading zeros; false for a 20th significant digit.
+        func digit(_ value: UInt8) -> Bool {
+            if digits > 0 || value != 0 {
+                guard digits < 19 else { return false }
+                significand = significand &* 10 &+ UInt64(value)
+                digits += 1
             }
+            return true
+        }
+        let wholeStart = index
+        while index < count, case let value = base[index] &- UInt8(ascii: "0"), value < 10 {
+            guard digit(value) else { return nil }
             index += 1
         }
-        if index < count {
-            // (e|E)[+-]digits
+        guard index > wholeStart else { return nil }
+        if index < count && base[index] == UInt8(ascii: ".") {
+            index += 1
+            let fractionStart = index
+            while index < count, case let value = base[index] &- UInt8(ascii: "0"), value < 10 {
+                guard digit(value) else { return nil }
+                exponent -= 1
+                index += 1
+            }
+            guard index > fractionStart else { return nil }
+        }
+        if index < count && (base[index] == UInt8(ascii: "e") || base[index] == UInt8(ascii: "E")) {
             index += 1
             var exponentNegative = false
-            if text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") {
-                exponentNegative = text[index] == UInt8(ascii: "-")
+            if index < count && (base[index] == UInt8(ascii: "-") || base[index] == UInt8(ascii: "+")) {
+                exponentNegative = base[index] == UInt8(ascii: "-")
                 index += 1
             }
-            guard count - index <= 4 else { return nil }
+            let exponentStart = index
             var written = 0
-            while index < count {
-                written = written * 10 + Int(text[index] &- UInt8(ascii: "0"))
+            while index < count, case let value = base[index] &- UInt8(ascii: "0"), value < 10 {
+                guard index - exponentStart < 4 else { return nil }
+                written = written * 10 + Int(value)
                 index += 1
             }
+            guard index > exponentStart else { return nil }
             exponent += exponentNegative ? -written : written
         }
+        guard index == count else { return nil }
         return (negative, significand, exponent)
     }
 

@@ -105,14 +105,13 @@ enum XMLValueCoding {
             }
             return .decimal(decimal)
         case .double:
+            if let double = ShortDecimalParsing.double(text) { return .double(double) }
             guard let double = parseDouble(text) else {
                 throw XMLValueError(message: "expected a number (or NaN, Infinity, -Infinity), found \(quoted(text))")
             }
             return .double(double)
         case .float:
-            if isDecimalNumber(text, allowExponent: true), let float = ShortDecimalParsing.float(text) {
-                return .float(float)
-            }
+            if let float = ShortDecimalParsing.float(text) { return .float(float) }
             guard let double = parseDouble(text) else {
                 throw XMLValueError(message: "expected a number (or NaN, Infinity, -Infinity), found \(quoted(text))")
             }
@@ -183,9 +182,9 @@ enum XMLValueCoding {
         if equals(text, "NaN") { return .nan }
         if equals(text, "Infinity") { return .infinity }
         if equals(text, "-Infinity") { return -.infinity }
+        if let double = ShortDecimalParsing.double(text) { return double }
         guard isDecimalNumber(text, allowExponent: true),
-              let double = ShortDecimalParsing.double(text) ?? CNumberParsing.double(text) ?? Double(String(decoding: text, as: UTF8.self)),
-              double.isFinite
+              let double = CNumberParsing.double(text) ?? Double(String(decoding: text, as: UTF8.self)), double.isFinite
         else { return nil }
         return double
     }

@@ -45,6 +45,11 @@ import Testing
         #expect(check("1e28") == (false, false))
         #expect(check("1e-20") == (false, false))
         #expect(check("1e10000") == (false, false))
+        // Not the form the store writes: for the general conversion, which refuses them.
+        for text in ["", "-", "+1", " 1", "1 ", "1.", ".5", "-.5", "1e", "1e+", "1E-", "1.2.3", "1e5e5", "1e5.5", "0x10",
+                     "--1", "1-", "NaN", "inf", "Infinity", "1,5", "١"] {
+            #expect(check(text) == (false, false), "\(text)")
+        }
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64])
