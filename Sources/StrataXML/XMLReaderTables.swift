@@ -101,3 +101,46 @@ struct XMLTextBuffer {
         capacity = newCapacity
     }
 }
+
+/// The reader's open elements, in plain memory: as deep as the layout lets elements nest (six),
+/// growing past that only if it ever had to. Freed by ``deallocate()``.
+struct XMLFrameStack<Frame> {
+    private var base: UnsafeMutablePointer<Frame>
+    private var capacity = 8
+    private(set) var count = 0
+
+    init() { base = .allocate(capacity: capacity) }
+
+    func deallocate() {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    var last: Frame? { count > 0 ? base[count - 1] : nil }
+
+    /// The innermost frame; the stack must not be empty.
+    var top: Frame {
+        get { base[count - 1] }
+        nonmutating set { base[count - 1] = newValue }
+    }
+
+    @inline(__always)
+    mutating func push(_ frame: Frame) {
+        if count == capacity {
+            let grown = UnsafeMutablePointer<Frame>.allocate(capacity: capacity * 2)
+            grown.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = grown
+            capacity *= 2
+        }
+        (base + count).initialize(to: frame)
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func popLast() -> Frame? {
+        guard count > 0 else { return nil }
+        count -= 1
+        return (base + count).move()
+    }
+}

@@ -58,7 +58,10 @@ final class XMLStoreReader {
         var seen: UInt64 = 0
     }
 
-    @exclusivity(unchecked) private var stack: [Frame] = []
+    /// The open elements, innermost last.
+    @exclusivity(unchecked) private var stack = XMLFrameStack<Frame>()
+    /// The innermost open element holds text (its text goes into `text`).
+    @exclusivity(unchecked) private var inText = false
     @exclusivity(unchecked) private var text = XMLTextBuffer()
     @exclusivity(unchecked) private var textIsBase64 = false
     /// The values of the current start tag's attributes, by ``XMLStoreLayout/Attribute`` raw value.
@@ -149,6 +152,7 @@ final class XMLStoreReader {
 
     deinit {
         if let parser { xmlFreeParserCtxt(parser) }
+        stack.deallocate()
         names?.deallocate()
         text.deallocate()
         attributeValues.deallocate()
@@ -204,7 +208,7 @@ final class XMLStoreReader {
             guard namespace == nil, localname == names.database else {
                 return fail("the root element is <\(qualifiedName(localname, prefix))>, expected <database>: this is not a Strata XML store")
             }
-            stack.append(Frame(element: .database, line: line, column: column))
+            stack.push(Frame(element: .database, line: line, column: column))
             return readAttributes(of: .database, count: attributeCount, attributes)
         }
         if let namespace {
@@ -220,12 +224,13 @@ final class XMLStoreReader {
         }
         let bit: UInt64 = 1 << UInt64(element.rawValue)
         if repeatable & bit == 0 {
-            guard stack[stack.count - 1].seen & bit == 0 else {
+            guard parent.seen & bit == 0 else {
                 return fail("<\(parent.element.name)> holds a second <\(element.name)>")
             }
-            stack[stack.count - 1].seen |= bit
+            stack.top.seen |= bit
         }
-        stack.append(Frame(element: element, line: line, column: column))
+        stack.push(Frame(element: element, line: line, column: column))
+        inText = element.holdsText
         readAttributes(of: element, count: attributeCount, attributes)
         guard !failed else { return }
 
@@ -259,6 +264,7 @@ final class XMLStoreReader {
 
     fileprivate func endElement() {
         guard !failed, let frame = stack.popLast() else { return }
+        inText = false
         if frame.element.holdsText {
             endTextElement(frame, text.bytes)
             return
@@ -288,11 +294,12 @@ final class XMLStoreReader {
     }
 
     fileprivate func characters(_ bytes: UnsafePointer<xmlChar>, _ count: Int) {
-        guard !failed, let top = stack.last else { return }
-        if top.element.holdsText {
+        guard !failed else { return }
+        if inText {
             text.append(bytes, count: count)
             return
         }
+        guard let top = stack.last else { return }
         for index in 0..<count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: continue
