@@ -2,7 +2,8 @@ public import Foundation
 public import Strata
 
 /// Core Data's XML store layout, for ``AtomicStore``: a readable file that holds a whole
-/// object graph, read with libxml2's streaming SAX2 parser and written with its `xmlTextWriter`.
+/// object graph, read with libxml2's streaming SAX2 parser and written with its `xmlTextWriter`
+/// (the header) and a buffer of serialized objects (the rest).
 ///
 /// ```swift
 /// var types = StoreTypeRegistry()

@@ -2,8 +2,10 @@ internal import CLibXML2
 internal import Foundation
 internal import Strata
 
-/// Writes a whole store as XML with libxml2's `xmlTextWriter`, streaming through a buffered
-/// file (``XMLFileOutput``): nothing but the current element is held in memory.
+/// Writes a whole store as XML: the header with libxml2's `xmlTextWriter`, the objects
+/// serialized straight into a buffer (``XMLByteSink``) in the bytes `xmlTextWriter` would write,
+/// both streaming to a buffered file (``XMLFileOutput``): the text is never held in memory as a
+/// whole.
 ///
 /// Objects come in a fixed order (entity name, then primary key), attributes and relationships
 /// in model order, unordered to-many members by key, so that the same contents always give the

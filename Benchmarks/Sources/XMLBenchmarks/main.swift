@@ -172,7 +172,7 @@ print("\(objectCount) objects × 10 attributes, \(bytes.count / 1_000_000) MB of
 print("| what                                             |       time | ratio   |")
 print("| ------------------------------------------------ | ---------- | ------- |")
 print(row("plain buffered write of the same bytes", plain))
-print(row("XMLStoreFormat.write (xmlTextWriter)", save, plain))
+print(row("XMLStoreFormat.write", save, plain))
 print(row("raw libxml2 SAX2 parse (counting callbacks)", raw))
 print(row("XMLStoreFormat.read (SAX2 → records)", load, raw))
 print(row("atomic save with fsync and rename (wall clock)", atomicSave))
