@@ -117,6 +117,8 @@ final class XMLStoreReader {
         var bytes: [UInt8]
         var type: AttributeType
         var typeName: StaticString
+        /// The attribute's position in the entity's `AttributeValues.Layout`.
+        var position: Int
     }
 
     private struct RelationshipInfo {
@@ -145,7 +147,7 @@ final class XMLStoreReader {
         var entityIndex: Int
         var key: Int64
         var line: Int
-        var attributes: [String: AttributeValue]
+        var attributes: AttributeValues
         var relationships: [PendingRelationship]
     }
 
@@ -161,7 +163,7 @@ final class XMLStoreReader {
     @exclusivity(unchecked) private var previousEntity: EntityInfo?
     @exclusivity(unchecked) private var currentKey: Int64 = 0
     @exclusivity(unchecked) private var currentLine = 0
-    @exclusivity(unchecked) private var currentAttributes: [String: AttributeValue] = [:]
+    @exclusivity(unchecked) private var currentAttributes = AttributeValues(layout: .empty)
     @exclusivity(unchecked) private var currentRelationships: [PendingRelationship] = []
     /// Bits of the attribute and relationship slots seen in the current object.
     @exclusivity(unchecked) private var seenAttributes: [UInt64] = []
@@ -479,7 +481,8 @@ final class XMLStoreReader {
             for attribute in entity.attributes where !attribute.isTransient {
                 info.attributeIndex[attribute.name] = info.attributes.count
                 info.attributes.append(AttributeSlot(
-                    name: attribute.name, bytes: Array(attribute.name.utf8), type: attribute.type, typeName: attribute.type.name))
+                    name: attribute.name, bytes: Array(attribute.name.utf8), type: attribute.type, typeName: attribute.type.name,
+                    position: entity.attributeLayout.position(of: attribute.name)!))
             }
             for relationship in entity.relationships {
                 info.relationshipIndex[relationship.name] = info.relationships.count
@@ -530,7 +533,7 @@ final class XMLStoreReader {
         currentEntity = info
         currentKey = key
         currentLine = line
-        currentAttributes = Dictionary(minimumCapacity: info.attributes.count)
+        currentAttributes = AttributeValues(layout: info.description.attributeLayout)
         currentRelationships = []
         Self.clear(&seenAttributes, count: (info.attributes.count + 63) / 64)
         Self.clear(&seenRelationships, count: (info.relationships.count + 63) / 64)
@@ -548,7 +551,7 @@ final class XMLStoreReader {
             entityIndex: info.index, key: currentKey, line: currentLine,
             attributes: currentAttributes, relationships: currentRelationships))
         currentEntity = nil
-        currentAttributes = [:]
+        currentAttributes = AttributeValues(layout: .empty)
         currentRelationships = []
     }
 
@@ -600,7 +603,7 @@ final class XMLStoreReader {
         let attribute = info.attributes[currentAttributeSlot]
         currentAttributeSlot = -1
         do {
-            currentAttributes[attribute.name] = try XMLValueCoding.value(from: text, type: attribute.type, base64: textIsBase64)
+            currentAttributes[position: attribute.position] = try XMLValueCoding.value(from: text, type: attribute.type, base64: textIsBase64)
         } catch {
             fail("<attribute name=\"\(attribute.name)\" type=\"\(attribute.type.rawValue)\"> of \(objectDescription): \(error.message)", at: frame)
         }

@@ -260,12 +260,21 @@ let schema = try Schema(data: Data("""
       { "name": "notes", "type": "string" }, { "name": "code", "type": "int32" } ] } ] }
     """.utf8))
 
-func attributes(_ row: Row) -> [String: AttributeValue] {
-    [
-        "title": .string(row.title), "category": .string(row.category), "quantity": .integer(row.quantity), "rank": .integer(row.rank),
-        "price": .double(row.price), "weight": .double(row.weight), "active": .bool(row.active),
-        "createdAt": .date(Date(timeIntervalSinceReferenceDate: row.createdAt)), "notes": .string(row.notes), "code": .integer(row.code),
-    ]
+/// A record's values, laid out by the entity (as a store's records are).
+let recordLayout = schema.entity(named: "Record")!.attributeLayout
+func attributes(_ row: Row) -> AttributeValues {
+    var values = AttributeValues(layout: recordLayout)
+    values["title"] = .string(row.title)
+    values["category"] = .string(row.category)
+    values["quantity"] = .integer(row.quantity)
+    values["rank"] = .integer(row.rank)
+    values["price"] = .double(row.price)
+    values["weight"] = .double(row.weight)
+    values["active"] = .bool(row.active)
+    values["createdAt"] = .date(Date(timeIntervalSinceReferenceDate: row.createdAt))
+    values["notes"] = .string(row.notes)
+    values["code"] = .integer(row.code)
+    return values
 }
 
 let filteredPredicate = FetchPredicate.and([

@@ -260,7 +260,7 @@ public final class ManagedObjectContext {
         } else {
             object.isFault = true
             object.isDeleted = false
-            object.attributeValues = [:]
+            object.attributeValues = AttributeValues(layout: object.entity.attributeLayout)
             object.toOneIDs = [:]
             object.toManyIDs = [:]
             object.changedKeys = []

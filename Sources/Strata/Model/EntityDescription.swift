@@ -35,6 +35,12 @@ public struct EntityDescription: Sendable, Hashable {
     /// The stable hash of what in this entity affects how its objects are stored.
     public internal(set) var versionHash: String = ""
 
+    /// Every attribute's name at its position in ``AttributeValues``: objects and records of
+    /// this entity share it.
+    public private(set) var attributeLayout: AttributeValues.Layout
+    /// The positions of transient attributes in ``attributeLayout``.
+    public private(set) var transientAttributePositions: [Int]
+
     private var propertyIndex: [String: PropertyDescription]
 
     public init(
@@ -60,6 +66,7 @@ public struct EntityDescription: Sendable, Hashable {
         self.attributes = attributes
         self.relationships = relationships
         self.propertyIndex = Self.index(attributes, relationships)
+        (self.attributeLayout, self.transientAttributePositions) = Self.layout(attributes)
     }
 
     /// The name of the root of this entity's hierarchy (itself when it has no parent).
@@ -97,6 +104,16 @@ public struct EntityDescription: Sendable, Hashable {
         ancestorNames = ancestors
         subentityNames = subentities
         propertyIndex = Self.index(attributes, relationships)
+        (attributeLayout, transientAttributePositions) = Self.layout(attributes)
+    }
+
+    private static func layout(_ attributes: [AttributeDescription]) -> (AttributeValues.Layout, [Int]) {
+        var seen = Set<String>()
+        // A model that declares a name twice is refused by validation; lay out the first.
+        let names = attributes.map(\.name).filter { seen.insert($0).inserted }
+        let layout = AttributeValues.Layout(names: names)
+        let transient = attributes.filter(\.isTransient).compactMap { layout.position(of: $0.name) }
+        return (layout, transient)
     }
 
     private static func index(

@@ -223,14 +223,18 @@ enum ToManyStorage: Sendable, Hashable {
 struct EntityLayout: Sendable {
     let entity: EntityDescription
     let table: TableLayout
-    /// Stored attributes with their column positions in ``selectList``.
-    let attributes: [(name: String, type: AttributeType, column: Int32)]
+    /// Stored attributes with their column positions in ``selectList`` and their positions in
+    /// the entity's ``AttributeValues/Layout``.
+    let attributes: [(name: String, type: AttributeType, column: Int32, position: Int)]
     /// To-one relationships: foreign-key column position, entity column position, destination.
     let toOnes: [(name: String, destination: String, column: Int32, entityColumn: Int32?)]
     let toMany: [String: ToManyStorage]
     let lazyToMany: Set<String>
     /// The columns written by inserts and updates, in order (after `_pk`, `_entity`, `_version`).
     let writtenColumns: [ColumnLayout]
+    /// For each of ``writtenColumns``, the attribute's position in the entity's
+    /// ``AttributeValues/Layout`` (-1 for relationship columns).
+    let writtenPositions: [Int]
     /// `INSERT` of a row: `_pk`, `_entity` (if any), `_version`, then ``writtenColumns``.
     let insertSQL: String
     private let updateSQLs: [String]
@@ -245,18 +249,28 @@ struct EntityLayout: Sendable {
         func position(_ name: String) -> Int32 {
             base + Int32(table.columns.firstIndex { $0.name == name }!)
         }
-        attributes = entity.attributes.filter { !$0.isTransient }.map { ($0.name, $0.type, position($0.name)) }
+        let values = entity.attributeLayout
+        attributes = entity.attributes.filter { !$0.isTransient }.map { ($0.name, $0.type, position($0.name), values.position(of: $0.name)!) }
         toOnes = entity.relationships.filter { !$0.isToMany }.map { relationship in
             let entityColumn = table.column("_\(relationship.name)_entity").map { position($0.name) }
             return (relationship.name, relationship.destination, position(relationship.name), entityColumn)
         }
         var written: [ColumnLayout] = []
-        for attribute in entity.attributes where !attribute.isTransient { written.append(table.column(attribute.name)!) }
+        var positions: [Int] = []
+        for attribute in attributes {
+            written.append(table.column(attribute.name)!)
+            positions.append(attribute.position)
+        }
         for relationship in entity.relationships where !relationship.isToMany {
             written.append(table.column(relationship.name)!)
-            if let column = table.column("_\(relationship.name)_entity") { written.append(column) }
+            positions.append(-1)
+            if let column = table.column("_\(relationship.name)_entity") {
+                written.append(column)
+                positions.append(-1)
+            }
         }
         writtenColumns = written
+        writtenPositions = positions
         var names = ["\"_pk\""]
         if table.hasEntityColumn { names.append("\"_entity\"") }
         names.append("\"_version\"")

@@ -241,10 +241,9 @@ struct RecordDecoder {
             entity = found
         }
         let version = row.int64(table.hasEntityColumn ? 2 : 1)
-        var attributes: [String: AttributeValue] = [:]
-        attributes.reserveCapacity(entity.attributes.count)
+        var attributes = AttributeValues(layout: entity.entity.attributeLayout)
         for attribute in entity.attributes {
-            if let value = ValueCodec.decode(row, attribute.column, as: attribute.type) { attributes[attribute.name] = value }
+            attributes[position: attribute.position] = ValueCodec.decode(row, attribute.column, as: attribute.type)
         }
         var toOne: [String: ObjectID] = [:]
         for relationship in entity.toOnes where !row.isNull(relationship.column) {

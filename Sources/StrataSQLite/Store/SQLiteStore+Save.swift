@@ -194,11 +194,12 @@ extension SQLiteStore {
     /// next parameter.
     private func bindValues(of record: StoreRecord, _ entity: EntityLayout, to statement: Statement, from first: Int32) throws(StrataError) -> Int32 {
         var index = first
-        for column in entity.writtenColumns {
+        let attributes = record.attributes.laidOut(by: entity.entity.attributeLayout)
+        for (column, position) in zip(entity.writtenColumns, entity.writtenPositions) {
             let value: SQLValue
             switch column.role {
             case .attribute:
-                value = ValueCodec.encode(record.attributes[column.name])
+                value = ValueCodec.encode(attributes[position: position])
             case .toOne:
                 value = record.toOne[column.name]?.primaryKey.map { .integer($0) } ?? .null
             case .toOneEntity(let relationship):
