@@ -89,7 +89,7 @@ extension ManagedObjectContext {
         }
         // New objects get their primary keys in the order they were inserted, so the same
         // program gives the same keys every run; the rest go in ID order.
-        inserted.sort { ($0.insertionIndex, $0.objectID) < ($1.insertionIndex, $1.objectID) }
+        inserted.sort { $0.insertionIndex != $1.insertionIndex ? $0.insertionIndex < $1.insertionIndex : $0.objectID < $1.objectID }
         updated.sort { $0.objectID < $1.objectID }
         deleted.sort { $0.objectID < $1.objectID }
         var changes = PersistentStoreCoordinator.Changes(inserted: [], updated: [], deleted: [])

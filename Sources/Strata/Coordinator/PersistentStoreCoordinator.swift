@@ -118,10 +118,12 @@ public final class PersistentStoreCoordinator: Sendable {
     public func store(forEntity entityName: String) throws(StrataError) -> any PersistentStore {
         let stores = self.stores
         let entity = try entity(named: entityName)
-        let lineage = Set([entityName] + entity.ancestorNames)
+        var lineage: Set<String>?
         for store in stores {
             guard let configuration = store.configurationName else { return store }
-            if let entities = schema.configuration(named: configuration)?.entityNames, entities.contains(where: lineage.contains) {
+            let names = lineage ?? Set([entityName] + entity.ancestorNames)
+            lineage = names
+            if let entities = schema.configuration(named: configuration)?.entityNames, entities.contains(where: names.contains) {
                 return store
             }
         }
@@ -131,7 +133,7 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     func store(withIdentifier identifier: String?) -> (any PersistentStore)? {
-        stores.first { $0.metadata.storeIdentifier == identifier }
+        stores.first { $0.storeIdentifier == identifier }
     }
 
     /// The metadata of a store file, without opening a stack. The type is found from the file
@@ -163,7 +165,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// An ID for a primary key of an entity in the store that holds it.
     public func objectID(entityName: String, primaryKey: Int64) throws(StrataError) -> ObjectID {
         let store = try store(forEntity: entityName)
-        return ObjectID(entityName: entityName, storeIdentifier: store.metadata.storeIdentifier, primaryKey: primaryKey)
+        return ObjectID(entityName: entityName, storeIdentifier: store.storeIdentifier, primaryKey: primaryKey)
     }
 
     // MARK: - Reading
@@ -317,7 +319,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 } else {
                     key = keys.removeFirst()
                 }
-                permanentIDs[temporary] = ObjectID(entityName: temporary.entityName, storeIdentifier: store.metadata.storeIdentifier, primaryKey: key)
+                permanentIDs[temporary] = ObjectID(entityName: temporary.entityName, storeIdentifier: store.storeIdentifier, primaryKey: key)
             }
         }
         var versions: [ObjectID: Int64] = [:]

@@ -40,6 +40,13 @@ public struct EntityDescription: Sendable, Hashable {
     public private(set) var attributeLayout: AttributeValues.Layout
     /// The positions of transient attributes in ``attributeLayout``.
     public private(set) var transientAttributePositions: [Int]
+    /// Each attribute's type, by position in ``attributeLayout``.
+    public private(set) var attributeTypes: [AttributeType]
+    /// The attributes' default values, laid out by ``attributeLayout``: what a new object starts with.
+    public private(set) var attributeDefaults: AttributeValues
+
+    /// The name of every attribute and relationship.
+    public private(set) var propertyNames: Set<String>
 
     private var propertyIndex: [String: PropertyDescription]
 
@@ -66,7 +73,8 @@ public struct EntityDescription: Sendable, Hashable {
         self.attributes = attributes
         self.relationships = relationships
         self.propertyIndex = Self.index(attributes, relationships)
-        (self.attributeLayout, self.transientAttributePositions) = Self.layout(attributes)
+        self.propertyNames = Set(propertyIndex.keys)
+        (self.attributeLayout, self.transientAttributePositions, self.attributeTypes, self.attributeDefaults) = Self.layout(attributes)
     }
 
     /// The name of the root of this entity's hierarchy (itself when it has no parent).
@@ -104,16 +112,19 @@ public struct EntityDescription: Sendable, Hashable {
         ancestorNames = ancestors
         subentityNames = subentities
         propertyIndex = Self.index(attributes, relationships)
-        (attributeLayout, transientAttributePositions) = Self.layout(attributes)
+        propertyNames = Set(propertyIndex.keys)
+        (attributeLayout, transientAttributePositions, attributeTypes, attributeDefaults) = Self.layout(attributes)
     }
 
-    private static func layout(_ attributes: [AttributeDescription]) -> (AttributeValues.Layout, [Int]) {
+    private static func layout(
+        _ attributes: [AttributeDescription]
+    ) -> (AttributeValues.Layout, transient: [Int], types: [AttributeType], defaults: AttributeValues) {
         var seen = Set<String>()
         // A model that declares a name twice is refused by validation; lay out the first.
-        let names = attributes.map(\.name).filter { seen.insert($0).inserted }
-        let layout = AttributeValues.Layout(names: names)
-        let transient = attributes.filter(\.isTransient).compactMap { layout.position(of: $0.name) }
-        return (layout, transient)
+        let laidOut = attributes.filter { seen.insert($0.name).inserted }
+        let layout = AttributeValues.Layout(names: laidOut.map(\.name))
+        let transient = laidOut.indices.filter { laidOut[$0].isTransient }
+        return (layout, transient, laidOut.map(\.type), AttributeValues(layout: layout, values: laidOut.map(\.defaultValue)))
     }
 
     private static func index(

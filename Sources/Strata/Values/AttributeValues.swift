@@ -15,7 +15,9 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
     public final class Layout: Sendable, Hashable, CustomStringConvertible {
         /// The names, in position order.
         public let names: [String]
-        private let positions: [String: Int]
+        @usableFromInline let positions: [String: Int]
+        /// Values with none set, copied by every new `AttributeValues` of this layout.
+        @usableFromInline let noValues: [AttributeValue?]
 
         /// A layout of `names`, which must be distinct.
         public init(names: [String]) {
@@ -26,13 +28,14 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
                 precondition(positions.updateValue(position, forKey: name) == nil, "duplicate attribute name '\(name)' in a layout")
             }
             self.positions = positions
+            self.noValues = Array(repeating: nil, count: names.count)
         }
 
         /// An empty layout, shared.
         public static let empty = Layout(names: [])
 
         /// The position of `name`; nil when the layout does not have it.
-        @inline(__always)
+        @inlinable
         public func position(of name: String) -> Int? { positions[name] }
 
         public var count: Int { names.count }
@@ -43,19 +46,29 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
     }
 
     /// The layout the values are stored by.
-    public private(set) var layout: Layout
-    private var storage: [AttributeValue?]
+    public var layout: Layout { _layout }
+    @usableFromInline var _layout: Layout
+    @usableFromInline var storage: [AttributeValue?]
 
     /// No values, laid out by `layout`: fill them by position or by name.
+    @inlinable
     public init(layout: Layout) {
-        self.layout = layout
-        self.storage = Array(repeating: nil, count: layout.count)
+        self._layout = layout
+        self.storage = layout.noValues
+    }
+
+    /// `values` laid out by `layout`: one per position (nil for none).
+    @inlinable
+    public init(layout: Layout, values: [AttributeValue?]) {
+        precondition(values.count == layout.count, "\(values.count) values for a layout of \(layout.count) names")
+        self._layout = layout
+        self.storage = values
     }
 
     /// The values of a dictionary, laid out by its keys in sorted order.
     public init(_ dictionary: [String: AttributeValue]) {
         let names = dictionary.keys.sorted()
-        self.layout = Layout(names: names)
+        self._layout = Layout(names: names)
         self.storage = names.map { dictionary[$0] }
     }
 
@@ -65,24 +78,29 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
 
     /// The value of an attribute; nil when it has none. Setting nil removes the value.
     public subscript(name: String) -> AttributeValue? {
-        @inline(__always) get {
-            guard let position = layout.position(of: name) else { return nil }
+        @inlinable get {
+            guard let position = _layout.position(of: name) else { return nil }
             return storage[position]
         }
-        set {
-            if let position = layout.position(of: name) {
+        @inlinable set {
+            if let position = _layout.position(of: name) {
                 storage[position] = newValue
             } else if let newValue {
-                layout = Layout(names: layout.names + [name])
-                storage.append(newValue)
+                append(name, newValue)
             }
         }
     }
 
+    @usableFromInline
+    mutating func append(_ name: String, _ value: AttributeValue) {
+        _layout = Layout(names: _layout.names + [name])
+        storage.append(value)
+    }
+
     /// The value at a position of ``layout``.
     public subscript(position position: Int) -> AttributeValue? {
-        @inline(__always) get { storage[position] }
-        @inline(__always) set { storage[position] = newValue }
+        @inlinable get { storage[position] }
+        @inlinable set { storage[position] = newValue }
     }
 
     /// The same values laid out by `layout` (itself when it already is). Values under names
@@ -151,7 +169,7 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
 extension AttributeValues: Hashable {
     /// Equal when the same names have the same values, whatever the layouts.
     public static func == (lhs: AttributeValues, rhs: AttributeValues) -> Bool {
-        if lhs.layout === rhs.layout { return lhs.storage == rhs.storage }
+        if lhs._layout === rhs._layout { return lhs.storage == rhs.storage }
         var count = 0
         for (name, value) in lhs {
             guard rhs[name] == value else { return false }

@@ -241,10 +241,12 @@ struct RecordDecoder {
             entity = found
         }
         let version = row.int64(table.hasEntityColumn ? 2 : 1)
-        var attributes = AttributeValues(layout: entity.entity.attributeLayout)
-        for attribute in entity.attributes {
-            attributes[position: attribute.position] = ValueCodec.decode(row, attribute.column, as: attribute.type)
+        var values: [AttributeValue?] = []
+        values.reserveCapacity(entity.columnsByPosition.count)
+        for slot in entity.columnsByPosition {
+            values.append(slot.flatMap { ValueCodec.decode(row, $0.column, as: $0.type) })
         }
+        let attributes = AttributeValues(layout: entity.entity.attributeLayout, values: values)
         var toOne: [String: ObjectID] = [:]
         for relationship in entity.toOnes where !row.isNull(relationship.column) {
             let name = relationship.entityColumn.map { row.text($0) } ?? relationship.destination

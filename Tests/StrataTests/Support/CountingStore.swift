@@ -45,6 +45,7 @@ final class CountingStore: PersistentStore {
     var configurationName: String? { nil }
     var capabilities: StoreCapabilities { inner.capabilities }
     var metadata: StoreMetadata { inner.metadata }
+    var storeIdentifier: String { inner.storeIdentifier }
 
     func fetch(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord] {
         factory.note("fetch")
