@@ -96,7 +96,11 @@ extension ManagedObjectContext {
     }
 
     private func updateChangedKey(_ object: ManagedObject, _ key: String) {
-        if object.isInserted || object.differsFromCommitted(key) {
+        // An inserted object counts every key as changed from the start (register(inserted:)
+        // and undoing a saved delete set them all) and is tracked as changed until its save,
+        // so there is nothing to update: the common case of filling new objects.
+        if object.isInserted { return }
+        if object.differsFromCommitted(key) {
             object.changedKeys.insert(key)
         } else {
             object.changedKeys.remove(key)

@@ -118,8 +118,11 @@ extension ManagedObjectContext {
         func fail(_ code: ValidationFailure.Code, _ key: String, _ message: String) {
             failures.append(ValidationFailure(code: code, objectID: object.objectID, key: key, message: message))
         }
-        for attribute in entity.attributes where !attribute.isTransient {
-            guard let value = object.attributeValues[attribute.name] else {
+        // The object's values are laid out by its entity: read them by position (by name only in
+        // a model that repeats a name, which validation refuses).
+        let positional = entity.attributes.count == entity.attributeLayout.count
+        for (position, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
+            guard let value = positional ? object.attributeValues[position: position] : object.attributeValues[attribute.name] else {
                 if !attribute.isOptional {
                     fail(.missingValue, attribute.name, "a value is required (the attribute is not optional)")
                 }
