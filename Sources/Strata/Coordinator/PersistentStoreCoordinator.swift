@@ -53,17 +53,21 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     private let state = Locked(State())
-    private let rowCache = Locked(RowCache(capacity: 100_000))
+    private let rowCache: Locked<RowCache>
 
     /// - Parameters:
     ///   - storeTypes: the store types this coordinator can open (the in-memory store always).
     ///   - classes: `ManagedObject` subclasses, each bound to the entity its `entityName` names.
+    ///   - rowCacheCapacity: how many saved rows the row cache that every context shares keeps
+    ///     before it drops the least recently used half: between `rowCacheCapacity` and twice
+    ///     as many rows stay in memory.
     public init(
         schema: Schema, storeTypes: StoreTypeRegistry = StoreTypeRegistry(), classes: [ManagedObject.Type] = [],
-        logger: Logger = Logger(label: "strata")
+        rowCacheCapacity: Int = 100_000, logger: Logger = Logger(label: "strata")
     ) {
         self.schema = schema
         self.storeTypes = storeTypes
+        self.rowCache = Locked(RowCache(capacity: max(1, rowCacheCapacity)))
         self.logger = logger
         for type in classes { register(type) }
     }

@@ -52,6 +52,11 @@ final class CountingStore: PersistentStore {
         return try inner.fetch(request)
     }
 
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID] {
+        factory.note("fetchObjectIDs")
+        return try inner.fetchObjectIDs(request)
+    }
+
     func count(_ request: StoreFetchRequest) throws(StrataError) -> Int {
         factory.note("count")
         return try inner.count(request)
