@@ -79,13 +79,17 @@ import Testing
         #expect(try context.count(for: stored) == 3)
     }
 
+    /// A coordinator on the counting store: every coordinator made from one factory shares its
+    /// data, each with a cold row cache.
+    static func coordinator(counting factory: CountingStoreFactory) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(schema: TestModel.schema, storeTypes: StoreTypeRegistry([factory]), classes: [Person.self, Book.self])
+        try coordinator.addStore(StoreDescription(type: CountingStoreFactory.type))
+        return coordinator
+    }
+
     @Test func prefetchingLoadsDestinationsInOneRequest() throws {
         let factory = try CountingStoreFactory(schema: TestModel.schema)
-        func coordinator() throws -> PersistentStoreCoordinator {
-            let coordinator = PersistentStoreCoordinator(schema: TestModel.schema, storeTypes: StoreTypeRegistry([factory]), classes: [Person.self, Book.self])
-            try coordinator.addStore(StoreDescription(type: CountingStoreFactory.type))
-            return coordinator
-        }
+        func coordinator() throws -> PersistentStoreCoordinator { try Self.coordinator(counting: factory) }
         let saving = ManagedObjectContext(coordinator: try coordinator())
         for index in 0..<4 { saving.book("b\(index)", by: saving.person("p\(index)")) }
         try saving.save()
@@ -114,11 +118,7 @@ import Testing
 
     @Test func batchedResultsFetchIDsFirstAndRecordsABatchAtATime() throws {
         let factory = try CountingStoreFactory(schema: TestModel.schema)
-        func coordinator() throws -> PersistentStoreCoordinator {
-            let coordinator = PersistentStoreCoordinator(schema: TestModel.schema, storeTypes: StoreTypeRegistry([factory]), classes: [Person.self, Book.self])
-            try coordinator.addStore(StoreDescription(type: CountingStoreFactory.type))
-            return coordinator
-        }
+        func coordinator() throws -> PersistentStoreCoordinator { try Self.coordinator(counting: factory) }
         let saving = ManagedObjectContext(coordinator: try coordinator())
         for index in 0..<10 { _ = saving.person("p\(index)") }
         try saving.save()
