@@ -49,6 +49,14 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // Iterating a million objects of a SQLite store with a batch size: peak resident memory.
+        .executableTarget(
+            name: "MemoryBenchmark",
+            dependencies: [
+                .product(name: "Strata", package: rootIdentity),
+                .product(name: "StrataSQLite", package: rootIdentity),
+            ]
+        ),
         // The sqlite3 C API for the raw baseline; named apart from Strata's own CSQLite module.
         .systemLibrary(name: "CSQLiteRaw", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libxml2 for the raw SAX-parse baseline, wrapped like the library's CLibXML2 (which is

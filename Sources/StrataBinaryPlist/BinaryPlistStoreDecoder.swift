@@ -341,8 +341,7 @@ struct BinaryPlistStoreDecoder {
         generation += 1
         var primaryKey: Int64?
         var version: Int64?
-        var attributes: [String: AttributeValue] = [:]
-        attributes.reserveCapacity(dictionary.count)
+        var attributes = AttributeValues(layout: plan.entity.attributeLayout)
         var toOne: [String: ObjectID] = [:]
         var toMany: [String: [ObjectID]] = [:]
         for entry in 0..<dictionary.count {

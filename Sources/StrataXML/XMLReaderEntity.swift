@@ -2,7 +2,7 @@ internal import Foundation
 internal import Strata
 
 /// What ``XMLStoreReader`` needs of one entity of the stored model: its attributes as the file
-/// names them, its relationships, and the dictionaries its records' values are built from.
+/// names them, where each goes in the entity's `AttributeValues.Layout`, and its relationships.
 ///
 /// The attribute table the reader consults for every `<attribute>` element is plain memory
 /// (``slots``), read without reference counting; the class owns it.
@@ -14,6 +14,8 @@ final class XMLReaderEntity {
         var name: UnsafeBufferPointer<UInt8>
         var type: AttributeType
         var typeName: StaticString
+        /// The attribute's position in ``XMLReaderEntity/layout``.
+        var position: Int
     }
 
     struct Relationship {
@@ -30,20 +32,15 @@ final class XMLReaderEntity {
     let rootIndex: Int
     let nameBytes: [UInt8]
     let slots: UnsafeMutableBufferPointer<Slot>
+    /// The layout records of the entity share, and its values with none set.
+    let layout: AttributeValues.Layout
+    let noValues: [AttributeValue?]
     let attributeNames: [String]
     let attributeIndex: [String: Int]
     let relationships: [Relationship]
     let relationshipIndex: [String: Int]
     /// Indices of this entity and every entity below it (``XMLReaderEntity/entities(of:)``).
     private(set) var family: Set<Int> = []
-
-    /// Dictionaries from the names of a set of attributes to their slots, by the set (a bit per
-    /// slot), from which records' values are made (``values(_:filled:)``).
-    private var templates: [UInt64: [String: Int]] = [:]
-    private var lastTemplate: (filled: UInt64, slots: [String: Int]) = (0, [:])
-    /// More sets than this are not kept (a file whose objects leave out attributes in that
-    /// many ways builds their dictionaries one name at a time).
-    private static let templateLimit = 64
 
     private init(_ entity: EntityDescription, index: Int, indices: [String: Int]) {
         description = entity
@@ -53,13 +50,16 @@ final class XMLReaderEntity {
         let stored = entity.attributes.filter { !$0.isTransient }
         attributeNames = stored.map(\.name)
         attributeIndex = Dictionary(uniqueKeysWithValues: attributeNames.enumerated().map { ($1, $0) })
+        layout = entity.attributeLayout
+        noValues = Array(repeating: nil, count: layout.count)
         slots = .allocate(capacity: stored.count)
         for (slot, attribute) in stored.enumerated() {
             let bytes = Array(attribute.name.utf8)
             let name = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
             _ = name.initialize(from: bytes)
             slots.baseAddress!.advanced(by: slot).initialize(to: Slot(
-                name: UnsafeBufferPointer(rebasing: name[..<bytes.count]), type: attribute.type, typeName: attribute.type.name))
+                name: UnsafeBufferPointer(rebasing: name[..<bytes.count]), type: attribute.type, typeName: attribute.type.name,
+                position: layout.position(of: attribute.name)!))
         }
         relationships = entity.relationships.map { relationship in
             Relationship(
@@ -110,40 +110,6 @@ final class XMLReaderEntity {
     /// The slot of the attribute named `name`, wherever it is.
     func slot(named name: UnsafeBufferPointer<UInt8>) -> Int? {
         attributeIndex[String(decoding: name, as: UTF8.self)]
-    }
-
-    /// A record's values as a dictionary by attribute name, taking them out of `values` (one
-    /// per slot) and leaving nil behind. `filled` has a bit for each slot that holds a value,
-    /// for entities of up to 64 attributes.
-    ///
-    /// The dictionary is `mapValues` of a dictionary of the same names kept for each set of
-    /// slots: it then has the same hash table, filled in place, and no name is hashed. Entities
-    /// of more attributes build it one name at a time.
-    func values(_ values: inout [AttributeValue?], filled: UInt64) -> [String: AttributeValue] {
-        guard slots.count <= 64 else {
-            var result: [String: AttributeValue] = Dictionary(minimumCapacity: slots.count)
-            for slot in values.indices {
-                if let value = values[slot].take() { result[attributeNames[slot]] = value }
-            }
-            return result
-        }
-        let template = template(filled)
-        return values.withUnsafeMutableBufferPointer { values in template.mapValues { values[$0].take()! } }
-    }
-
-    private func template(_ filled: UInt64) -> [String: Int] {
-        if filled == lastTemplate.filled { return lastTemplate.slots }
-        if let template = templates[filled] {
-            lastTemplate = (filled, template)
-            return template
-        }
-        var template: [String: Int] = Dictionary(minimumCapacity: filled.nonzeroBitCount)
-        for slot in 0..<slots.count where filled & (1 << UInt64(slot)) != 0 {
-            template[attributeNames[slot]] = slot
-        }
-        if templates.count < Self.templateLimit { templates[filled] = template }
-        lastTemplate = (filled, template)
-        return template
     }
 }
 

@@ -107,7 +107,7 @@ final class XMLStoreReader {
         var key: Int64
         var line: Int
         /// Nil once taken for its record.
-        var attributes: [String: AttributeValue]?
+        var attributes: AttributeValues?
         var relationships: [PendingRelationship]
     }
 
@@ -130,9 +130,9 @@ final class XMLStoreReader {
     @exclusivity(unchecked) private unowned(unsafe) var previousEntity: EntityInfo?
     @exclusivity(unchecked) private var currentKey: Int64 = 0
     @exclusivity(unchecked) private var currentLine = 0
-    /// The current object's values, by attribute slot, and a bit for each slot filled.
+    /// The current object's values, by position in its entity's `AttributeValues.Layout`: the
+    /// storage of its record's `AttributeValues`.
     @exclusivity(unchecked) private var values: [AttributeValue?] = []
-    @exclusivity(unchecked) private var filled: UInt64 = 0
     @exclusivity(unchecked) private var currentRelationships: [PendingRelationship] = []
     /// Bits of the attribute and relationship slots seen in the current object.
     @exclusivity(unchecked) private var seenAttributes = XMLSlotSet()
@@ -487,8 +487,8 @@ final class XMLStoreReader {
         currentSlots = UnsafeBufferPointer(info.slots)
         currentKey = key
         currentLine = line
-        if values.count != info.slots.count { values = Array(repeating: nil, count: info.slots.count) }
-        filled = 0
+        // A new array for each record (the previous one went to its record).
+        values = info.noValues
         currentRelationships = []
         seenAttributes.removeAll()
         seenRelationships.removeAll()
@@ -500,7 +500,8 @@ final class XMLStoreReader {
         let info = entityInfos[currentEntityIndex]
         objects.append(PendingObject(
             entityIndex: currentEntityIndex, key: currentKey, line: currentLine,
-            attributes: info.values(&values, filled: filled), relationships: currentRelationships))
+            attributes: AttributeValues(layout: info.layout, values: values), relationships: currentRelationships))
+        values = []
         currentEntityIndex = -1
         currentSlots = UnsafeBufferPointer(start: nil, count: 0)
         currentRelationships = []
@@ -535,8 +536,7 @@ final class XMLStoreReader {
         let type = currentSlots[slot].type
         currentAttributeSlot = -1
         do {
-            values[slot] = try XMLValueCoding.value(from: text, type: type, base64: textIsBase64)
-            filled |= 1 << UInt64(slot % 64)  // (only read for entities of up to 64 attributes)
+            values[currentSlots[slot].position] = try XMLValueCoding.value(from: text, type: type, base64: textIsBase64)
         } catch {
             attributeProblem(.value(slot, error.message), at: frame)
         }

@@ -59,11 +59,8 @@ final class XMLStoreWriter {
                 }
                 let plan = EntityPlan(entity)
                 let records = contents.records[entityName]!
-                var positions = [Dictionary<String, AttributeValue>.Index?](repeating: nil, count: plan.attributes.count)
                 for (key, index) in try Self.keyOrder(records) {
-                    try appendObject(
-                        records.values[index], key: key, plan: plan, positions: &positions, storeIdentifier: storeIdentifier,
-                        contents: contents, to: &sink)
+                    try appendObject(records.values[index], key: key, plan: plan, storeIdentifier: storeIdentifier, contents: contents, to: &sink)
                     wroteObjects = true
                     // The file cannot be written: stop serializing (the caller throws).
                     if sink.failed { return wroteObjects }
@@ -200,6 +197,18 @@ final class XMLStoreWriter {
         let relationships: [Relationship]
         private let text: UnsafeMutableRawBufferPointer
 
+        /// The entity's `AttributeValues.Layout` (records from stores and contexts have it), the
+        /// position in it of each of `attributes`, and the positions of transient attributes.
+        let layout: AttributeValues.Layout
+        let positions: [Int]
+        let transientPositions: [Int]
+        /// The same for the last record of another layout (one built from a dictionary):
+        /// `mappedPositions` has -1 for an attribute the layout lacks, and `mappedUnknown` the
+        /// positions of names that are no stored attribute. Only ``map(_:)`` changes them.
+        @exclusivity(unchecked) private(set) var mappedLayout: AttributeValues.Layout?
+        @exclusivity(unchecked) private(set) var mappedPositions: [Int] = []
+        @exclusivity(unchecked) private(set) var mappedUnknown: [Int] = []
+
         init(_ entity: EntityDescription) {
             self.entity = entity
             var text: [UInt8] = []
@@ -217,6 +226,9 @@ final class XMLStoreWriter {
             }
             attributeNames = stored.map(\.name)
             attributeSlots = NameSlotTable(attributeNames)
+            layout = entity.attributeLayout
+            positions = attributeNames.map { entity.attributeLayout.position(of: $0)! }
+            transientPositions = entity.transientAttributePositions
             relationships = entity.relationships.map { relationship in
                 let type = relationship.isToMany
                     ? "\(relationship.minCount)/\(relationship.maxCount)"
@@ -234,45 +246,51 @@ final class XMLStoreWriter {
         func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
             UnsafeRawBufferPointer(rebasing: text[range])
         }
+
+        /// Whether `layout` is the entity's (use `positions` and `transientPositions`);
+        /// otherwise `mappedPositions` and `mappedUnknown` are set for it, each name found
+        /// without hashing (``NameSlotTable``) and kept for the next record of that layout.
+        func map(_ layout: AttributeValues.Layout) -> Bool {
+            if layout === self.layout { return true }
+            if layout === mappedLayout { return false }
+            if mappedPositions.count != attributes.count { mappedPositions = Array(repeating: -1, count: attributes.count) }
+            for slot in mappedPositions.indices { mappedPositions[slot] = -1 }
+            mappedUnknown.removeAll(keepingCapacity: true)
+            for (position, name) in layout.names.enumerated() {
+                if let slot = attributeSlots.slot(of: name) {
+                    mappedPositions[slot] = position
+                } else {
+                    mappedUnknown.append(position)
+                }
+            }
+            mappedLayout = layout
+            return false
+        }
     }
 
     /// The buffer objects are serialized into, as large as the file's own.
     private static let bufferSize = 1 << 20
 
-    /// Appends one `<object>`. `positions` is scratch space, one nil per attribute of the plan,
-    /// left as it was.
+    /// Appends one `<object>`.
     private func appendObject(
-        _ record: StoreRecord, key: Int64, plan: EntityPlan, positions: inout [Dictionary<String, AttributeValue>.Index?],
-        storeIdentifier: String, contents: AtomicStoreContents, to sink: inout XMLByteSink
+        _ record: StoreRecord, key: Int64, plan: EntityPlan, storeIdentifier: String, contents: AtomicStoreContents,
+        to sink: inout XMLByteSink
     ) throws(StrataError) {
         sink.append(plan.bytes(plan.open))
         sink.appendDecimal(key)
         sink.append("\">\n")
-        // One walk of the record's values, none looked up by name (hashing each name cost a
-        // quarter of a save), then the values in model order.
+        // The values by position, in model order: no name is looked up (hashing each name cost
+        // a quarter of a save).
         let attributes = record.attributes
-        var unknown = false
-        var position = attributes.startIndex
-        while position != attributes.endIndex {
-            if let slot = plan.attributeSlots.slot(of: attributes.keys[position]) {
-                positions[slot] = position
-            } else {
-                unknown = true
-            }
-            attributes.formIndex(after: &position)
-        }
+        let isEntityLayout = plan.map(attributes.layout)
+        let positions = isEntityLayout ? plan.positions : plan.mappedPositions
         for slot in positions.indices {
-            guard let position = positions[slot] else { continue }
-            positions[slot] = nil
-            do {
-                try appendAttribute(attributes.values[position], slot, of: plan, record: record, to: &sink)
-            } catch {
-                for rest in positions.indices { positions[rest] = nil }
-                throw error
-            }
+            let position = positions[slot]
+            guard position >= 0, let value = attributes[position: position] else { continue }
+            try appendAttribute(value, slot, of: plan, record: record, to: &sink)
         }
-        if unknown {
-            let unknown = record.attributes.keys.filter { plan.entity.attribute(named: $0).map { $0.isTransient } ?? true }.sorted()
+        for position in isEntityLayout ? plan.transientPositions : plan.mappedUnknown where attributes[position: position] != nil {
+            let unknown = attributes.keys.filter { plan.entity.attribute(named: $0).map { $0.isTransient } ?? true }.sorted()
             throw StrataError(.invalidData, "cannot write \(record.objectID): entity '\(plan.entity.name)' has no stored attribute '\(unknown.joined(separator: "', '"))'")
         }
         var toOne = 0

@@ -52,7 +52,7 @@ struct BinaryPlistInteropTests {
         let dates = ["1969-12-31T23:59:59.999Z", "1900-01-01T00:00:00.001Z", "2100-03-01T00:00:00.999Z", "2999-12-31T23:59:59.999Z", "2024-05-01T10:00:00.123Z"]
         var records: [StoreRecord] = []
         var key: Int64 = 0
-        func add(_ attributes: [String: AttributeValue]) {
+        func add(_ attributes: AttributeValues) {
             key += 1
             records.append(Fixtures.record("Item", key, attributes))
         }

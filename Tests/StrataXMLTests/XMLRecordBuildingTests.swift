@@ -3,9 +3,10 @@ import Strata
 @testable import StrataXML
 import Testing
 
-/// The shortcuts the reader and writer take for large stores — values found by the words of
-/// their names, record dictionaries built from per-entity templates, keys checked while they
-/// ascend — give exactly the records of the long way, whatever attributes each object has.
+/// The shortcuts the reader and writer take for large stores — values by position in the
+/// entity's layout, names of other layouts found by the words of their strings, keys checked
+/// while they ascend — give exactly the records of the long way, whatever attributes each object
+/// has and however its values are laid out.
 @Suite struct XMLRecordBuildingTests {
     func roundTrip(_ schema: Schema, _ records: [StoreRecord]) throws -> [String: [ObjectID: StoreRecord]] {
         try withTemporaryDirectory { directory in
@@ -21,7 +22,8 @@ import Testing
         return result
     }
 
-    /// Objects leaving out attributes in far more ways than the reader keeps templates for.
+    /// Objects leaving out attributes in every way, written from values built as dictionaries
+    /// (a layout per record) and again from what was read (the entity's layout).
     @Test func objectsWithAnySetOfAttributes() throws {
         let schema = try valuesSchema()
         var generator = SeededGenerator(seed: 0x7E3)
@@ -41,7 +43,7 @@ import Testing
         ]
         var records: [StoreRecord] = []
         for key in 1...600 {
-            var attributes: [String: AttributeValue] = [:]
+            var attributes: AttributeValues = [:]
             let chosen = Int.random(in: 0..<(1 << all.count), using: &generator)
             for (index, (name, make)) in all.enumerated() where chosen & (1 << index) != 0 {
                 attributes[name] = make()
@@ -50,10 +52,16 @@ import Testing
         }
         let back = try roundTrip(schema, records)
         #expect(back == expected(records))
+        // Records read share one layout, the entity's (of the model in the file).
+        let layout = back["Sample"]!.first!.value.attributes.layout
+        #expect(layout == schema.entity(named: "Sample")!.attributeLayout)
+        #expect(back["Sample"]!.values.allSatisfy { $0.attributes.layout === layout })
+        let again = try roundTrip(schema, Array(back["Sample"]!.values))
+        #expect(again == expected(records))
     }
 
-    /// An entity of more than 64 attributes (records built name by name), named with strings
-    /// the writer cannot match word for word (longer than 15 bytes, built at run time).
+    /// An entity of many attributes named with strings the writer cannot match word for word
+    /// (longer than 15 bytes, built at run time).
     @Test func wideEntityWithLongNames() throws {
         let names = (0..<70).map { "attribute_number_\($0)" }
         let json = """
@@ -65,7 +73,7 @@ import Testing
         var generator = SeededGenerator(seed: 0x31DE)
         var records: [StoreRecord] = []
         for key in 1...50 {
-            var attributes: [String: AttributeValue] = [:]
+            var attributes: AttributeValues = [:]
             for index in 0..<70 where Bool.random(using: &generator) {
                 // A new string each time, not the model's.
                 attributes["attribute_number_" + String(index)] = .integer(Int64(key * 100 + index))

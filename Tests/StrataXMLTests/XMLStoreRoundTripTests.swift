@@ -153,7 +153,7 @@ import Testing
             StoreRecord(objectID: owner, attributes: ["name": .string("o")], toMany: ["samples": [sample]]),
         ]
         for (index, part) in parts.enumerated() {
-            let attributes: [String: AttributeValue] = part.entityName == "Nut"
+            let attributes: AttributeValues = part.entityName == "Nut"
                 ? ["title": .string("n\(index)"), "thread": .double(1.5)]
                 : ["title": .string("b\(index)"), "size": .integer(8)]
             records.append(StoreRecord(objectID: part, attributes: attributes, toOne: ["sample": sample]))
@@ -282,7 +282,7 @@ import Testing
         let sample = schema.entity(named: "Sample")!
         var records: [StoreRecord] = []
         for key in 1...300 {
-            var attributes: [String: AttributeValue] = [:]
+            var attributes: AttributeValues = [:]
             for attribute in sample.attributes where !attribute.isTransient && Bool.random(using: &generator) {
                 attributes[attribute.name] = Self.randomValue(attribute.type, using: &generator)
             }

@@ -15,7 +15,7 @@ import Testing
         }
     }
 
-    func sample(_ attributes: [String: AttributeValue], toOne: [String: ObjectID] = [:], toMany: [String: [ObjectID]] = [:]) -> StoreRecord {
+    func sample(_ attributes: AttributeValues, toOne: [String: ObjectID] = [:], toMany: [String: [ObjectID]] = [:]) -> StoreRecord {
         StoreRecord(objectID: objectID("Sample", 1), attributes: attributes, toOne: toOne, toMany: toMany)
     }
 
@@ -37,6 +37,16 @@ import Testing
         // A value that does not fit is reported before an attribute the entity does not have.
         #expect(try refusal([sample(["colour": .string("red"), "small": .integer(40_000)])])
             == "cannot write Sample/p1.small: 40000 is out of the range of an int16")
+        // Values laid out by the entity, a transient one among them.
+        var laidOut = AttributeValues(layout: try valuesSchema().entity(named: "Sample")!.attributeLayout)
+        laidOut["text"] = .string("stored")
+        laidOut["scratch"] = .string("transient")
+        #expect(try refusal([sample(laidOut)])
+            == "cannot write Sample/p1: entity 'Sample' has no stored attribute 'scratch'")
+        laidOut["scratch"] = nil
+        laidOut["small"] = .string("7")
+        #expect(try refusal([sample(laidOut)])
+            == "cannot write Sample/p1.small: the model says int16, but the value is \"7\"")
         #expect(try refusal([sample([:], toOne: ["labels": objectID("Label", 1)])])
             == "cannot write Sample/p1: entity 'Sample' has no relationship 'labels' of that kind")
     }

@@ -141,6 +141,15 @@ extension ManagedObject {
     }
 
     public func setValue(_ value: Any?, forKey key: String) {
+        // The common case first: a plain Swift value for a non-transformable attribute, set by
+        // position without copying the attribute's description or casting to protocols.
+        if let value, let direct = Self.plainAttributeValue(value), let position = entity.attributeLayout.position(of: key) {
+            let type = entity.attributeTypes[position]
+            if type != .transformable && Self.fits(direct, type) {
+                context().setAttribute(self, position: position, key: key, Self.normalize(direct, to: type))
+                return
+            }
+        }
         // A generic Optional passed as Any arrives wrapped once more: unwrap it.
         let value = value.flatMap(unwrapOptional)
         switch property(key) {
@@ -310,6 +319,23 @@ extension ManagedObject {
         case .binary(let v): v
         case .uuid(let v): v
         case .uri(let v): v
+        }
+    }
+
+    /// The attribute value of the Swift types apps set most, by casts to concrete types (far
+    /// cheaper than casts to protocols); nil for anything else.
+    static func plainAttributeValue(_ value: Any) -> AttributeValue? {
+        switch value {
+        case let v as String: .string(v)
+        case let v as Int64: .integer(v)
+        case let v as Int: .integer(Int64(v))
+        case let v as Double: .double(v)
+        case let v as Bool: .bool(v)
+        case let v as Date: .date(v)
+        case let v as Int32: .integer(Int64(v))
+        case let v as Decimal: .decimal(v)
+        case let v as UUID: .uuid(v)
+        default: nil
         }
     }
 

@@ -31,7 +31,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Deleted in its context (or by a merged save) and not saved yet.
     public internal(set) var isDeleted = false
 
-    var attributeValues: [String: AttributeValue] = [:]
+    var attributeValues: AttributeValues
     var toOneIDs: [String: ObjectID] = [:]
     var toManyIDs: [String: OrderedSet<ObjectID>] = [:]
     /// To-many relationships the store left to load on first use.
@@ -51,6 +51,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.entity = entity
         self.objectID = objectID
         self.isFault = true
+        self.attributeValues = AttributeValues(layout: entity.attributeLayout)
     }
 
     /// Inserts a new object of this class's entity into `context`.
@@ -143,9 +144,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Replaces the object's state with a stored record (fault filling, refresh).
     func apply(_ record: StoreRecord) {
         committed = record
-        var attributes = record.attributes
-        for attribute in entity.attributes where attribute.isTransient {
-            attributes[attribute.name] = attributeValues[attribute.name]
+        var attributes = record.attributes.laidOut(by: entity.attributeLayout)
+        for position in entity.transientAttributePositions {
+            attributes[position: position] = attributeValues[position: position]
         }
         attributeValues = attributes
         toOneIDs = record.toOne
@@ -158,7 +159,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's state as a record for a save.
     func record() -> StoreRecord {
         var attributes = attributeValues
-        for attribute in entity.attributes where attribute.isTransient { attributes[attribute.name] = nil }
+        for position in entity.transientAttributePositions { attributes[position: position] = nil }
         var record = StoreRecord(
             objectID: objectID, attributes: attributes, toOne: toOneIDs,
             toMany: toManyIDs.filter { !$0.value.isEmpty && !pendingToMany.contains($0.key) }.mapValues { Array($0) },

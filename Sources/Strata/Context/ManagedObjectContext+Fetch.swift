@@ -29,7 +29,7 @@ extension ManagedObjectContext {
         processPendingMerges()
         let entityNames = try validate(request)
         if !includesChanges(request, entityNames) {
-            return try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: true)).map(\.objectID)
+            return try coordinator.fetchObjectIDs(storeRequest(request, entityNames, windowed: true))
         }
         return try fetchObjects(request).map(\.objectID)
     }

@@ -50,11 +50,19 @@ extension ManagedObjectContext {
     }
 
     func primitiveSetAttribute(_ object: ManagedObject, _ key: String, _ value: AttributeValue?) {
-        let old = object.attributeValues[key]
+        guard let position = object.attributeValues.layout.position(of: key) else {
+            preconditionFailure("entity '\(object.entity.name)' has no attribute '\(key)'")
+        }
+        primitiveSetAttribute(object, position: position, key: key, value)
+    }
+
+    /// Sets the attribute at `position` of the object's layout, named `key`.
+    func primitiveSetAttribute(_ object: ManagedObject, position: Int, key: String, _ value: AttributeValue?) {
+        let old = object.attributeValues[position: position]
         guard old != value else { return }
-        object.attributeValues[key] = value
+        object.attributeValues[position: position] = value
         updateChangedKey(object, key)
-        undoManager?.register { [unowned self] in self.primitiveSetAttribute(object, key, old) }
+        undoManager?.register { [unowned self] in self.primitiveSetAttribute(object, position: position, key: key, old) }
     }
 
     func primitiveSetToOne(_ object: ManagedObject, _ key: String, _ id: ObjectID?) {
@@ -88,7 +96,11 @@ extension ManagedObjectContext {
     }
 
     private func updateChangedKey(_ object: ManagedObject, _ key: String) {
-        if object.isInserted || object.differsFromCommitted(key) {
+        // An inserted object counts every key as changed from the start (register(inserted:)
+        // and undoing a saved delete set them all) and is tracked as changed until its save,
+        // so there is nothing to update: the common case of filling new objects.
+        if object.isInserted { return }
+        if object.differsFromCommitted(key) {
             object.changedKeys.insert(key)
         } else {
             object.changedKeys.remove(key)
@@ -110,6 +122,11 @@ extension ManagedObjectContext {
     func setAttribute(_ object: ManagedObject, _ key: String, _ value: AttributeValue?) {
         object.fulfillFault()
         change { primitiveSetAttribute(object, key, value) }
+    }
+
+    func setAttribute(_ object: ManagedObject, position: Int, key: String, _ value: AttributeValue?) {
+        object.fulfillFault()
+        change { primitiveSetAttribute(object, position: position, key: key, value) }
     }
 
     /// Sets a to-one relationship and keeps the inverse side consistent.

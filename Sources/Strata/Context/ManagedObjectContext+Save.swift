@@ -75,20 +75,27 @@ extension ManagedObjectContext {
             }
             return record
         }
-        var changes = PersistentStoreCoordinator.Changes(inserted: [], updated: [], deleted: [])
-        for object in objects.sorted(by: { $0.objectID < $1.objectID }) {
+        var inserted: [ManagedObject] = []
+        var updated: [ManagedObject] = []
+        var deleted: [ManagedObject] = []
+        for object in objects {
             if object.isInserted {
-                if !object.isDeleted { changes.inserted.append((record(object), object.requestedPrimaryKey)) }
+                if !object.isDeleted { inserted.append(object) }
             } else if object.isDeleted {
-                changes.deleted.append((object.objectID, object.committed?.version ?? 0))
+                deleted.append(object)
             } else if !object.changedKeys.isEmpty {
-                changes.updated.append((record(object), object.changedKeys))
+                updated.append(object)
             }
         }
-        // New objects get their primary keys in the order they were inserted (temporary IDs
-        // order by a random UUID), so the same program gives the same keys every run.
-        let order = Dictionary(uniqueKeysWithValues: objects.map { ($0.objectID, $0.insertionIndex) })
-        changes.inserted.sort { order[$0.record.objectID, default: 0] < order[$1.record.objectID, default: 0] }
+        // New objects get their primary keys in the order they were inserted, so the same
+        // program gives the same keys every run; the rest go in ID order.
+        inserted.sort { $0.insertionIndex != $1.insertionIndex ? $0.insertionIndex < $1.insertionIndex : $0.objectID < $1.objectID }
+        updated.sort { $0.objectID < $1.objectID }
+        deleted.sort { $0.objectID < $1.objectID }
+        var changes = PersistentStoreCoordinator.Changes(inserted: [], updated: [], deleted: [])
+        changes.inserted = inserted.map { (record($0), $0.requestedPrimaryKey) }
+        changes.updated = updated.map { (record($0), $0.changedKeys) }
+        changes.deleted = deleted.map { ($0.objectID, $0.committed?.version ?? 0) }
         return changes
     }
 
@@ -111,8 +118,11 @@ extension ManagedObjectContext {
         func fail(_ code: ValidationFailure.Code, _ key: String, _ message: String) {
             failures.append(ValidationFailure(code: code, objectID: object.objectID, key: key, message: message))
         }
-        for attribute in entity.attributes where !attribute.isTransient {
-            guard let value = object.attributeValues[attribute.name] else {
+        // The object's values are laid out by its entity: read them by position (by name only in
+        // a model that repeats a name, which validation refuses).
+        let positional = entity.attributes.count == entity.attributeLayout.count
+        for (position, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
+            guard let value = positional ? object.attributeValues[position: position] : object.attributeValues[attribute.name] else {
                 if !attribute.isOptional {
                     fail(.missingValue, attribute.name, "a value is required (the attribute is not optional)")
                 }

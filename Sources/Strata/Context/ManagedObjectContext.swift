@@ -115,12 +115,8 @@ public final class ManagedObjectContext {
         object.isFault = false
         insertions += 1
         object.insertionIndex = insertions
-        for attribute in object.entity.attributes {
-            if let value = attribute.defaultValue { object.attributeValues[attribute.name] = value }
-        }
-        for key in object.entity.attributes.map(\.name) + object.entity.relationships.map(\.name) {
-            object.changedKeys.insert(key)
-        }
+        object.attributeValues = object.entity.attributeDefaults
+        object.changedKeys = object.entity.propertyNames
         register(object)
         markInserted(object, true)
         object.awakeFromInsert()
@@ -260,7 +256,7 @@ public final class ManagedObjectContext {
         } else {
             object.isFault = true
             object.isDeleted = false
-            object.attributeValues = [:]
+            object.attributeValues = AttributeValues(layout: object.entity.attributeLayout)
             object.toOneIDs = [:]
             object.toManyIDs = [:]
             object.changedKeys = []

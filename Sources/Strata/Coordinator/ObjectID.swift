@@ -61,14 +61,24 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
         }
     }
 
-    /// Orders by entity, then primary key (temporary IDs after permanent ones).
+    /// Hashes the key alone: IDs are hashed by the hundred thousand in saves and caches, and
+    /// the entity and store names they share would cost more to hash than the key. Equality
+    /// still compares everything.
+    public func hash(into hasher: inout Hasher) {
+        switch key {
+        case .permanent(let primaryKey): hasher.combine(primaryKey)
+        case .temporary(let uuid): hasher.combine(uuid)
+        }
+    }
+
+    /// Orders by entity, then primary key (temporary IDs after permanent ones, by UUID).
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
         if lhs.entityName != rhs.entityName { return lhs.entityName < rhs.entityName }
         switch (lhs.key, rhs.key) {
         case (.permanent(let a), .permanent(let b)): return a < b
         case (.permanent, .temporary): return true
         case (.temporary, .permanent): return false
-        case (.temporary(let a), .temporary(let b)): return a.uuidString < b.uuidString
+        case (.temporary(let a), .temporary(let b)): return a < b
         }
     }
 

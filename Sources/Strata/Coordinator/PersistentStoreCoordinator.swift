@@ -53,17 +53,21 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     private let state = Locked(State())
-    private let rowCache = Locked(RowCache(capacity: 100_000))
+    private let rowCache: Locked<RowCache>
 
     /// - Parameters:
     ///   - storeTypes: the store types this coordinator can open (the in-memory store always).
     ///   - classes: `ManagedObject` subclasses, each bound to the entity its `entityName` names.
+    ///   - rowCacheCapacity: how many saved rows the row cache that every context shares keeps
+    ///     before it drops the least recently used half: between `rowCacheCapacity` and twice
+    ///     as many rows stay in memory.
     public init(
         schema: Schema, storeTypes: StoreTypeRegistry = StoreTypeRegistry(), classes: [ManagedObject.Type] = [],
-        logger: Logger = Logger(label: "strata")
+        rowCacheCapacity: Int = 100_000, logger: Logger = Logger(label: "strata")
     ) {
         self.schema = schema
         self.storeTypes = storeTypes
+        self.rowCache = Locked(RowCache(capacity: max(1, rowCacheCapacity)))
         self.logger = logger
         for type in classes { register(type) }
     }
@@ -118,10 +122,12 @@ public final class PersistentStoreCoordinator: Sendable {
     public func store(forEntity entityName: String) throws(StrataError) -> any PersistentStore {
         let stores = self.stores
         let entity = try entity(named: entityName)
-        let lineage = Set([entityName] + entity.ancestorNames)
+        var lineage: Set<String>?
         for store in stores {
             guard let configuration = store.configurationName else { return store }
-            if let entities = schema.configuration(named: configuration)?.entityNames, entities.contains(where: lineage.contains) {
+            let names = lineage ?? Set([entityName] + entity.ancestorNames)
+            lineage = names
+            if let entities = schema.configuration(named: configuration)?.entityNames, entities.contains(where: names.contains) {
                 return store
             }
         }
@@ -131,7 +137,7 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     func store(withIdentifier identifier: String?) -> (any PersistentStore)? {
-        stores.first { $0.metadata.storeIdentifier == identifier }
+        stores.first { $0.storeIdentifier == identifier }
     }
 
     /// The metadata of a store file, without opening a stack. The type is found from the file
@@ -163,7 +169,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// An ID for a primary key of an entity in the store that holds it.
     public func objectID(entityName: String, primaryKey: Int64) throws(StrataError) -> ObjectID {
         let store = try store(forEntity: entityName)
-        return ObjectID(entityName: entityName, storeIdentifier: store.metadata.storeIdentifier, primaryKey: primaryKey)
+        return ObjectID(entityName: entityName, storeIdentifier: store.storeIdentifier, primaryKey: primaryKey)
     }
 
     // MARK: - Reading
@@ -317,7 +323,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 } else {
                     key = keys.removeFirst()
                 }
-                permanentIDs[temporary] = ObjectID(entityName: temporary.entityName, storeIdentifier: store.metadata.storeIdentifier, primaryKey: key)
+                permanentIDs[temporary] = ObjectID(entityName: temporary.entityName, storeIdentifier: store.storeIdentifier, primaryKey: key)
             }
         }
         var versions: [ObjectID: Int64] = [:]

@@ -77,7 +77,7 @@ public enum StoreConverter {
         let schema = reader.schema
         let writer = PersistentStoreCoordinator(schema: schema, storeTypes: storeTypes)
         let destination = try writer.addStore(StoreDescription(type: type, url: url))
-        let identifier = destination.metadata.storeIdentifier
+        let identifier = destination.storeIdentifier
         func rekey(_ id: ObjectID) -> ObjectID {
             ObjectID(entityName: id.entityName, storeIdentifier: identifier, primaryKey: id.primaryKey ?? 0)
         }

@@ -35,6 +35,19 @@ public struct EntityDescription: Sendable, Hashable {
     /// The stable hash of what in this entity affects how its objects are stored.
     public internal(set) var versionHash: String = ""
 
+    /// Every attribute's name at its position in ``AttributeValues``: objects and records of
+    /// this entity share it.
+    public private(set) var attributeLayout: AttributeValues.Layout
+    /// The positions of transient attributes in ``attributeLayout``.
+    public private(set) var transientAttributePositions: [Int]
+    /// Each attribute's type, by position in ``attributeLayout``.
+    public private(set) var attributeTypes: [AttributeType]
+    /// The attributes' default values, laid out by ``attributeLayout``: what a new object starts with.
+    public private(set) var attributeDefaults: AttributeValues
+
+    /// The name of every attribute and relationship.
+    public private(set) var propertyNames: Set<String>
+
     private var propertyIndex: [String: PropertyDescription]
 
     public init(
@@ -60,6 +73,8 @@ public struct EntityDescription: Sendable, Hashable {
         self.attributes = attributes
         self.relationships = relationships
         self.propertyIndex = Self.index(attributes, relationships)
+        self.propertyNames = Set(propertyIndex.keys)
+        (self.attributeLayout, self.transientAttributePositions, self.attributeTypes, self.attributeDefaults) = Self.layout(attributes)
     }
 
     /// The name of the root of this entity's hierarchy (itself when it has no parent).
@@ -97,6 +112,19 @@ public struct EntityDescription: Sendable, Hashable {
         ancestorNames = ancestors
         subentityNames = subentities
         propertyIndex = Self.index(attributes, relationships)
+        propertyNames = Set(propertyIndex.keys)
+        (attributeLayout, transientAttributePositions, attributeTypes, attributeDefaults) = Self.layout(attributes)
+    }
+
+    private static func layout(
+        _ attributes: [AttributeDescription]
+    ) -> (AttributeValues.Layout, transient: [Int], types: [AttributeType], defaults: AttributeValues) {
+        var seen = Set<String>()
+        // A model that declares a name twice is refused by validation; lay out the first.
+        let laidOut = attributes.filter { seen.insert($0.name).inserted }
+        let layout = AttributeValues.Layout(names: laidOut.map(\.name))
+        let transient = laidOut.indices.filter { laidOut[$0].isTransient }
+        return (layout, transient, laidOut.map(\.type), AttributeValues(layout: layout, values: laidOut.map(\.defaultValue)))
     }
 
     private static func index(

@@ -86,6 +86,7 @@ public final class AtomicStore: PersistentStore {
                 try Self.writeAtomically(initial, format: format, to: url)
             }
         }
+        storeIdentifier = initial.metadata.storeIdentifier
         contents = Locked(initial)
     }
 
@@ -101,6 +102,7 @@ public final class AtomicStore: PersistentStore {
     }
 
     public var metadata: StoreMetadata { contents.withLock { $0.metadata } }
+    public let storeIdentifier: String
 
     /// A copy of everything the store holds (for converting and exporting).
     public var snapshot: AtomicStoreContents { contents.withLock { $0 } }

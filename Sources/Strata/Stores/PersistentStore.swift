@@ -14,6 +14,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     var configurationName: String? { get }
     var capabilities: StoreCapabilities { get }
     var metadata: StoreMetadata { get }
+    /// The store's UUID (``StoreMetadata/storeIdentifier``), fixed for as long as it is open:
+    /// read without copying the metadata, as every object ID of the store carries it.
+    var storeIdentifier: String { get }
 
     /// The records matching the request, in its order and window.
     func fetch(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord]

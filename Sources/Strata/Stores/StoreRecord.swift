@@ -4,7 +4,7 @@
 /// relationship, as object IDs. A missing key means nil (or an empty to-many).
 public struct StoreRecord: Sendable, Hashable {
     public var objectID: ObjectID
-    public var attributes: [String: AttributeValue]
+    public var attributes: AttributeValues
     public var toOne: [String: ObjectID]
     /// Members of to-many relationships, in stored order for ordered ones.
     public var toMany: [String: [ObjectID]]
@@ -17,7 +17,7 @@ public struct StoreRecord: Sendable, Hashable {
     public var version: Int64
 
     public init(
-        objectID: ObjectID, attributes: [String: AttributeValue] = [:], toOne: [String: ObjectID] = [:],
+        objectID: ObjectID, attributes: AttributeValues = [:], toOne: [String: ObjectID] = [:],
         toMany: [String: [ObjectID]] = [:], version: Int64 = 0
     ) {
         self.objectID = objectID

@@ -107,7 +107,7 @@ final class Database {
         do {
             try statement.reset(binding: arguments)
             while try statement.step() { try body(statement) }
-            try statement.prepareForBinding()
+            statement.resetAndClearBindings()
         } catch {
             forget(sql)
             throw error

@@ -49,8 +49,7 @@ final class Statement {
 
     /// Resets the statement and binds `arguments` to parameters 1, 2, …
     func reset(binding arguments: [SQLValue]) throws(StrataError) {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        resetAndClearBindings()
         // Numbered parameters (`?N`) that compiled SQL no longer uses may follow the last one
         // it does; they are not bound.
         for (offset, argument) in arguments.prefix(parameterCount).enumerated() {
@@ -58,8 +57,14 @@ final class Statement {
         }
     }
 
-    /// Resets the statement and clears its parameters, for binding one by one.
+    /// Resets the statement for binding one by one. Parameters keep their last values, so the
+    /// caller binds every one of them (as the save's statements do).
     func prepareForBinding() throws(StrataError) {
+        sqlite3_reset(handle)
+    }
+
+    /// Resets the statement and lets go of its bound values.
+    func resetAndClearBindings() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
@@ -80,13 +85,40 @@ final class Statement {
         case .real(let real):
             rc = sqlite3_bind_double(handle, index, real)
         case .text(let text):
-            rc = sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
+            try bindText(text, at: index)
+            return
         case .blob(let data):
             // An empty blob must stay a blob: sqlite3_bind_blob with a NULL pointer binds NULL.
             if data.isEmpty {
                 rc = sqlite3_bind_zeroblob(handle, index, 0)
             } else {
                 rc = data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+            }
+        }
+        guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
+    }
+
+    func bindInteger(_ value: Int64, at index: Int32) throws(StrataError) {
+        let rc = sqlite3_bind_int64(handle, index, value)
+        guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
+    }
+
+    func bindReal(_ value: Double, at index: Int32) throws(StrataError) {
+        let rc = sqlite3_bind_double(handle, index, value)
+        guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
+    }
+
+    func bindText(_ value: String, at index: Int32) throws(StrataError) {
+        var text = value
+        // The UTF-8 bytes in place, with their length: no C string is made, no strlen is run,
+        // and a NUL inside the text stays. (A NULL pointer would bind NULL, so an empty text
+        // gets a pointer to an empty C string.)
+        let rc = text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                guard let base = chars.baseAddress else {
+                    return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+                }
+                return sqlite3_bind_text(handle, index, base, Int32(chars.count), sqliteTransient)
             }
         }
         guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }

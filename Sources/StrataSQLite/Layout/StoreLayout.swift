@@ -219,18 +219,34 @@ enum ToManyStorage: Sendable, Hashable {
     case joinTable(table: String, ownColumn: String, otherColumn: String, orderColumn: String?, otherRoot: String)
 }
 
-/// How the objects of one entity are read and written.
-struct EntityLayout: Sendable {
+/// How the objects of one entity are read and written. A class: saves and reads pass it around
+/// per row, and copying a struct of this size would retain every field.
+final class EntityLayout: Sendable {
     let entity: EntityDescription
     let table: TableLayout
-    /// Stored attributes with their column positions in ``selectList``.
-    let attributes: [(name: String, type: AttributeType, column: Int32)]
+    /// Stored attributes with their column positions in ``selectList`` and their positions in
+    /// the entity's ``AttributeValues/Layout``.
+    let attributes: [(name: String, type: AttributeType, column: Int32, position: Int)]
+    /// For each position of the entity's ``AttributeValues/Layout``, where a row holds the
+    /// attribute (nil for a transient one, which no row holds).
+    let columnsByPosition: [(type: AttributeType, column: Int32)?]
     /// To-one relationships: foreign-key column position, entity column position, destination.
     let toOnes: [(name: String, destination: String, column: Int32, entityColumn: Int32?)]
     let toMany: [String: ToManyStorage]
     let lazyToMany: Set<String>
     /// The columns written by inserts and updates, in order (after `_pk`, `_entity`, `_version`).
     let writtenColumns: [ColumnLayout]
+    /// What each of ``writtenColumns`` holds.
+    let writtenValues: [WrittenValue]
+
+    enum WrittenValue: Sendable {
+        /// The attribute at this position of the entity's ``AttributeValues/Layout``.
+        case attribute(position: Int)
+        /// The primary key of a to-one relationship's destination.
+        case toOneKey(String)
+        /// The entity name of a to-one relationship's destination.
+        case toOneEntity(String)
+    }
     /// `INSERT` of a row: `_pk`, `_entity` (if any), `_version`, then ``writtenColumns``.
     let insertSQL: String
     private let updateSQLs: [String]
@@ -245,18 +261,31 @@ struct EntityLayout: Sendable {
         func position(_ name: String) -> Int32 {
             base + Int32(table.columns.firstIndex { $0.name == name }!)
         }
-        attributes = entity.attributes.filter { !$0.isTransient }.map { ($0.name, $0.type, position($0.name)) }
+        let values = entity.attributeLayout
+        attributes = entity.attributes.filter { !$0.isTransient }.map { ($0.name, $0.type, position($0.name), values.position(of: $0.name)!) }
+        var byPosition: [(type: AttributeType, column: Int32)?] = Array(repeating: nil, count: values.count)
+        for attribute in attributes { byPosition[attribute.position] = (attribute.type, attribute.column) }
+        columnsByPosition = byPosition
         toOnes = entity.relationships.filter { !$0.isToMany }.map { relationship in
             let entityColumn = table.column("_\(relationship.name)_entity").map { position($0.name) }
             return (relationship.name, relationship.destination, position(relationship.name), entityColumn)
         }
         var written: [ColumnLayout] = []
-        for attribute in entity.attributes where !attribute.isTransient { written.append(table.column(attribute.name)!) }
+        var writes: [WrittenValue] = []
+        for attribute in attributes {
+            written.append(table.column(attribute.name)!)
+            writes.append(.attribute(position: attribute.position))
+        }
         for relationship in entity.relationships where !relationship.isToMany {
             written.append(table.column(relationship.name)!)
-            if let column = table.column("_\(relationship.name)_entity") { written.append(column) }
+            writes.append(.toOneKey(relationship.name))
+            if let column = table.column("_\(relationship.name)_entity") {
+                written.append(column)
+                writes.append(.toOneEntity(relationship.name))
+            }
         }
         writtenColumns = written
+        writtenValues = writes
         var names = ["\"_pk\""]
         if table.hasEntityColumn { names.append("\"_entity\"") }
         names.append("\"_version\"")

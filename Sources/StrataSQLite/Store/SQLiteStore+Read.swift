@@ -241,11 +241,12 @@ struct RecordDecoder {
             entity = found
         }
         let version = row.int64(table.hasEntityColumn ? 2 : 1)
-        var attributes: [String: AttributeValue] = [:]
-        attributes.reserveCapacity(entity.attributes.count)
-        for attribute in entity.attributes {
-            if let value = ValueCodec.decode(row, attribute.column, as: attribute.type) { attributes[attribute.name] = value }
+        var values: [AttributeValue?] = []
+        values.reserveCapacity(entity.columnsByPosition.count)
+        for slot in entity.columnsByPosition {
+            values.append(slot.flatMap { ValueCodec.decode(row, $0.column, as: $0.type) })
         }
+        let attributes = AttributeValues(layout: entity.entity.attributeLayout, values: values)
         var toOne: [String: ObjectID] = [:]
         for relationship in entity.toOnes where !row.isNull(relationship.column) {
             let name = relationship.entityColumn.map { row.text($0) } ?? relationship.destination

@@ -137,15 +137,26 @@ extension SQLiteStore {
         }
 
         var highestKeys: [String: Int64] = [:]
+        // To-many relationships are written once every row exists, and need the inserted records
+        // (their own to-one sides); a model without to-many relationships keeps none.
+        let keepsInserts = layout.entities.values.contains { !$0.toMany.isEmpty }
         var inserts: [(StoreRecord, Target)] = []
-        inserts.reserveCapacity(changes.inserted.count)
         var lastEntity: EntityLayout?
         var highest: Int64 = 0
+        // Consecutive records are usually of one entity: its layout and statement are looked up
+        // once per run of them, not once per row.
+        var insertEntity: EntityLayout?
+        var insert: Statement?
         for record in changes.inserted {
-            guard let target = target(record.objectID) else {
+            let id = record.objectID
+            if insertEntity?.entity.name != id.entityName {
+                insertEntity = layout.entities[id.entityName]
+                insert = try insertEntity.map { (entity) throws(StrataError) in try statement(entity.insertSQL) }
+            }
+            guard let entity = insertEntity, let insert, id.storeIdentifier == storeIdentifier, let key = id.primaryKey else {
                 throw StrataError(.invalidObjectID, "\(record.objectID) cannot be inserted into this SQLite store: it has another store's or a temporary ID, or an entity the store does not hold", file: url?.path)
             }
-            let insert = try statement(target.entity.insertSQL)
+            let target = Target(entity: entity, key: key)
             do {
                 try insert.prepareForBinding()
                 var index = try target.entity.bindKey(target.key, to: insert, withEntityAt: 2)
@@ -156,6 +167,7 @@ extension SQLiteStore {
             } catch {
                 database.forget(target.entity.insertSQL)
                 statements[target.entity.insertSQL] = nil
+                insertEntity = nil
                 if database.lastErrorCode == Database.constraintPrimaryKey {
                     throw StrataError(.validationFailed, "an object with primary key \(target.key) already exists in the '\(target.entity.rootName)' hierarchy", file: url?.path)
                 }
@@ -168,7 +180,7 @@ extension SQLiteStore {
             }
             lastEntity = target.entity
             highest = max(highest, target.key)
-            inserts.append((record, target))
+            if keepsInserts { inserts.append((record, target)) }
         }
         if let last = lastEntity { highestKeys[last.rootName] = max(highestKeys[last.rootName] ?? 0, highest) }
 
@@ -194,19 +206,16 @@ extension SQLiteStore {
     /// next parameter.
     private func bindValues(of record: StoreRecord, _ entity: EntityLayout, to statement: Statement, from first: Int32) throws(StrataError) -> Int32 {
         var index = first
-        for column in entity.writtenColumns {
-            let value: SQLValue
-            switch column.role {
-            case .attribute:
-                value = ValueCodec.encode(record.attributes[column.name])
-            case .toOne:
-                value = record.toOne[column.name]?.primaryKey.map { .integer($0) } ?? .null
+        let attributes = record.attributes.laidOut(by: entity.entity.attributeLayout)
+        for written in entity.writtenValues {
+            switch written {
+            case .attribute(let position):
+                try ValueCodec.bind(attributes[position: position], to: statement, at: index)
+            case .toOneKey(let relationship):
+                try statement.bind(record.toOne[relationship]?.primaryKey.map { .integer($0) } ?? .null, at: index)
             case .toOneEntity(let relationship):
-                value = record.toOne[relationship].map { .text($0.entityName) } ?? .null
-            case .order:
-                value = .null
+                try statement.bind(record.toOne[relationship].map { .text($0.entityName) } ?? .null, at: index)
             }
-            try statement.bind(value, at: index)
             index += 1
         }
         return index

@@ -23,7 +23,7 @@ public final class SQLiteStore: PersistentStore {
 
     let layout: StoreLayout
     let pool: ConnectionPool
-    let storeIdentifier: String
+    public let storeIdentifier: String
     private let metadataState: Locked<StoreMetadata>
     /// How many requests were answered in memory because SQL could not express them (tests
     /// assert it stays 0).

@@ -106,6 +106,20 @@ enum ValueCodec {
         }
     }
 
+    /// Binds an attribute value as ``encode(_:)-swift.type.method`` stores it, without building the
+    /// `SQLValue` in between (the save's inner loop).
+    static func bind(_ value: AttributeValue?, to statement: Statement, at index: Int32) throws(StrataError) {
+        switch value {
+        case .integer(let v)?: try statement.bindInteger(v, at: index)
+        case .bool(let v)?: try statement.bindInteger(v ? 1 : 0, at: index)
+        case .double(let v)? where !v.isNaN: try statement.bindReal(v, at: index)
+        case .float(let v)? where !v.isNaN: try statement.bindReal(Double(v), at: index)
+        case .date(let v)?: try statement.bindReal(v.timeIntervalSinceReferenceDate, at: index)
+        case .string(let v)?: try statement.bindText(v, at: index)
+        default: try statement.bind(encode(value), at: index)
+        }
+    }
+
     /// The attribute value of a column read by `statement` at `index`.
     static func decode(_ statement: Statement, _ index: Int32, as type: AttributeType) -> AttributeValue? {
         let storage = statement.type(index)

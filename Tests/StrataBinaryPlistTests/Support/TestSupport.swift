@@ -79,7 +79,7 @@ enum Fixtures {
     }
 
     static func record(
-        _ entity: String, _ key: Int64, version: Int64 = 1, _ attributes: [String: AttributeValue] = [:],
+        _ entity: String, _ key: Int64, version: Int64 = 1, _ attributes: AttributeValues = [:],
         toOne: [String: ObjectID] = [:], toMany: [String: [ObjectID]] = [:]
     ) -> StoreRecord {
         StoreRecord(objectID: id(entity, key), attributes: attributes, toOne: toOne, toMany: toMany, version: version)

@@ -92,7 +92,7 @@ struct StoreSnapshot: Equatable, CustomStringConvertible {
                         : record.toMany[relationship.name] ?? []
                     if !members.isEmpty { toMany[relationship.name] = relationship.isOrdered ? members : members.sorted() }
                 }
-                objects[record.objectID] = Entry(attributes: record.attributes, toOne: record.toOne, toMany: toMany)
+                objects[record.objectID] = Entry(attributes: record.attributes.dictionary, toOne: record.toOne, toMany: toMany)
             }
         }
     }

@@ -24,7 +24,7 @@ struct TestJSONFormat: AtomicStoreFormat {
             func id(_ reference: FileID) -> ObjectID {
                 ObjectID(entityName: reference.entity, storeIdentifier: storeID, primaryKey: reference.key)
             }
-            var attributes: [String: AttributeValue] = [:]
+            var attributes: AttributeValues = [:]
             for (key, value) in entry.attributes { attributes[key] = try value.attributeValue() }
             let record = StoreRecord(
                 objectID: id(entry.id), attributes: attributes, toOne: entry.toOne.mapValues(id),
@@ -45,7 +45,7 @@ struct TestJSONFormat: AtomicStoreFormat {
             records: contents.orderedRecords.map { record in
                 FileRecord(
                     id: reference(record.objectID), version: record.version,
-                    attributes: record.attributes.mapValues(FileValue.init),
+                    attributes: record.attributes.dictionary.mapValues(FileValue.init),
                     toOne: record.toOne.mapValues(reference), toMany: record.toMany.mapValues { $0.map(reference) })
             })
         do {

@@ -16,7 +16,7 @@ import Testing
                 "title": .string("todo \(key)"), "priority": .integer(key), "createdAt": .date(Date(timeIntervalSinceReferenceDate: 0)), "done": .bool(key == 2),
             ]
             if key == 3 { attributes["notes"] = .string("x") }
-            return StoreRecord(objectID: id(key), attributes: attributes)
+            return StoreRecord(objectID: id(key), attributes: AttributeValues(attributes))
         }))
     }
 

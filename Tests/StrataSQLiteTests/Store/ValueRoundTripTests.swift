@@ -56,7 +56,7 @@ import Testing
             let store = try SQLiteStore(url: url, schema: schema)
             let keys = try store.allocatePrimaryKeys(rootEntity: "Sample", count: Self.samples.count)
             let records = zip(keys, Self.samples).map { key, attributes in
-                StoreRecord(objectID: ObjectID(entityName: "Sample", storeIdentifier: store.metadata.storeIdentifier, primaryKey: key), attributes: attributes)
+                StoreRecord(objectID: ObjectID(entityName: "Sample", storeIdentifier: store.metadata.storeIdentifier, primaryKey: key), attributes: AttributeValues(attributes))
             }
             ids = records.map(\.objectID)
             #expect(try store.save(StoreChangeset(inserted: records)) == Dictionary(uniqueKeysWithValues: ids.map { ($0, 1) }))
@@ -65,7 +65,7 @@ import Testing
         let records = try store.records(for: ids)
         for (id, expected) in zip(ids, Self.samples) {
             let actual = try #require(records[id])
-            #expect(actual.attributes == expected)
+            #expect(actual.attributes.dictionary == expected)
             #expect(actual.version == 1)
             // Bit for bit, where == is looser: -0.0's sign, NaN, the decimal's digits.
             for (key, value) in expected {
@@ -87,7 +87,7 @@ import Testing
         let schema = try Fixtures.schema(json: Self.schemaJSON)
         let store = try SQLiteStore(url: nil, schema: schema)
         let id = ObjectID(entityName: "Sample", storeIdentifier: store.metadata.storeIdentifier, primaryKey: 1)
-        _ = try store.save(StoreChangeset(inserted: [StoreRecord(objectID: id, attributes: Self.samples[0])]))
+        _ = try store.save(StoreChangeset(inserted: [StoreRecord(objectID: id, attributes: AttributeValues(Self.samples[0]))]))
         let row = try #require(try store.rawQuery("""
             SELECT typeof(text) AS text, typeof(large) AS large, exact, typeof(exact) AS exactType, real, typeof(single) AS single,
                    flag, instant, typeof(bytes) AS bytes, length(bytes) AS length, identifier, address
@@ -111,7 +111,7 @@ import Testing
         let schema = try Fixtures.schema(json: Self.schemaJSON)
         let store = try SQLiteStore(url: nil, schema: schema)
         let records = Self.samples.enumerated().map { index, attributes in
-            StoreRecord(objectID: ObjectID(entityName: "Sample", storeIdentifier: store.metadata.storeIdentifier, primaryKey: Int64(index + 1)), attributes: attributes)
+            StoreRecord(objectID: ObjectID(entityName: "Sample", storeIdentifier: store.metadata.storeIdentifier, primaryKey: Int64(index + 1)), attributes: AttributeValues(attributes))
         }
         _ = try store.save(StoreChangeset(inserted: records))
         func keys(_ predicate: FetchPredicate, sort: [FetchSortDescriptor] = []) throws -> [Int64] {

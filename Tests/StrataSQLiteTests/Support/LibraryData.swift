@@ -85,13 +85,13 @@ struct LibraryGraph {
             }
             return values
         }
-        owners = (1...8).map { StoreRecord(objectID: id("Owner", $0), attributes: attributes("Owner")) }
-        tags = (1...10).map { StoreRecord(objectID: id("Tag", $0), attributes: attributes("Tag")) }
+        owners = (1...8).map { StoreRecord(objectID: id("Owner", $0), attributes: AttributeValues(attributes("Owner"))) }
+        tags = (1...10).map { StoreRecord(objectID: id("Tag", $0), attributes: AttributeValues(attributes("Tag"))) }
         items = (1...itemCount).map { key in
             let entity = random.chance(0.3) ? "SpecialItem" : "Item"
-            return StoreRecord(objectID: id(entity, key), attributes: attributes(entity))
+            return StoreRecord(objectID: id(entity, key), attributes: AttributeValues(attributes(entity)))
         }
-        parts = (1...30).map { StoreRecord(objectID: id("Part", $0), attributes: attributes("Part")) }
+        parts = (1...30).map { StoreRecord(objectID: id("Part", $0), attributes: AttributeValues(attributes("Part"))) }
         for index in items.indices {
             if !random.chance(0.2) {
                 let owner = Int.random(in: 0..<owners.count, using: &random)

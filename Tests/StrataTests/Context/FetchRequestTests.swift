@@ -79,13 +79,17 @@ import Testing
         #expect(try context.count(for: stored) == 3)
     }
 
+    /// A coordinator on the counting store: every coordinator made from one factory shares its
+    /// data, each with a cold row cache.
+    static func coordinator(counting factory: CountingStoreFactory) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(schema: TestModel.schema, storeTypes: StoreTypeRegistry([factory]), classes: [Person.self, Book.self])
+        try coordinator.addStore(StoreDescription(type: CountingStoreFactory.type))
+        return coordinator
+    }
+
     @Test func prefetchingLoadsDestinationsInOneRequest() throws {
         let factory = try CountingStoreFactory(schema: TestModel.schema)
-        func coordinator() throws -> PersistentStoreCoordinator {
-            let coordinator = PersistentStoreCoordinator(schema: TestModel.schema, storeTypes: StoreTypeRegistry([factory]), classes: [Person.self, Book.self])
-            try coordinator.addStore(StoreDescription(type: CountingStoreFactory.type))
-            return coordinator
-        }
+        func coordinator() throws -> PersistentStoreCoordinator { try Self.coordinator(counting: factory) }
         let saving = ManagedObjectContext(coordinator: try coordinator())
         for index in 0..<4 { saving.book("b\(index)", by: saving.person("p\(index)")) }
         try saving.save()
@@ -110,6 +114,29 @@ import Testing
 
         request.relationshipKeyPathsForPrefetching = ["title"]
         expectError(.invalidPredicate) { _ = try context.fetch(request) }
+    }
+
+    @Test func batchedResultsFetchIDsFirstAndRecordsABatchAtATime() throws {
+        let factory = try CountingStoreFactory(schema: TestModel.schema)
+        func coordinator() throws -> PersistentStoreCoordinator { try Self.coordinator(counting: factory) }
+        let saving = ManagedObjectContext(coordinator: try coordinator())
+        for index in 0..<10 { _ = saving.person("p\(index)") }
+        try saving.save()
+
+        factory.resetCounts()
+        let context = ManagedObjectContext(coordinator: try coordinator())
+        var request = FetchRequest(entityName: "Person", sortDescriptors: [FetchSortDescriptor("firstName")])
+        request.fetchBatchSize = 4
+        let results = try context.fetchResults(request)
+        #expect(results.count == 10)
+        // Only the IDs so far: no record was read.
+        #expect(factory.count("fetchObjectIDs") == 1)
+        #expect(factory.count("fetch") == 0)
+        #expect(factory.count("records") == 0)
+        #expect(results.map { $0.value(forKey: "firstName", as: String.self) } == (0..<10).map { "p\($0)" })
+        // Three batches: 4, 4 and 2 records.
+        #expect(factory.count("records") == 3)
+        #expect(factory.count("fetch") == 0)
     }
 
     @Test func dictionariesWithPendingChanges() throws {

@@ -45,10 +45,16 @@ final class CountingStore: PersistentStore {
     var configurationName: String? { nil }
     var capabilities: StoreCapabilities { inner.capabilities }
     var metadata: StoreMetadata { inner.metadata }
+    var storeIdentifier: String { inner.storeIdentifier }
 
     func fetch(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord] {
         factory.note("fetch")
         return try inner.fetch(request)
+    }
+
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID] {
+        factory.note("fetchObjectIDs")
+        return try inner.fetchObjectIDs(request)
     }
 
     func count(_ request: StoreFetchRequest) throws(StrataError) -> Int {

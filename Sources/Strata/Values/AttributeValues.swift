@@ -1,0 +1,192 @@
+/// The attribute values of one object, by attribute name: what a ``StoreRecord`` carries and a
+/// ``ManagedObject`` holds.
+///
+/// It reads like a `[String: AttributeValue]` (subscript by name, iteration over the present
+/// values, dictionary literals), but it is stored the way Core Data keeps snapshots: an array of
+/// optional values laid out by a ``Layout`` that every object of an entity shares
+/// (``EntityDescription/attributeLayout``). Copying is one retain, two values of one entity
+/// compare position by position, and a store that reads a row fills values by position
+/// (``subscript(position:)``) without hashing a single name.
+///
+/// A value set under a name the layout does not have extends the layout (for this value only),
+/// so values built in code without an entity behave like a dictionary.
+public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// The attribute names of an entity, each at a fixed position.
+    public final class Layout: Sendable, Hashable, CustomStringConvertible {
+        /// The names, in position order.
+        public let names: [String]
+        @usableFromInline let positions: [String: Int]
+        /// Values with none set, copied by every new `AttributeValues` of this layout.
+        @usableFromInline let noValues: [AttributeValue?]
+
+        /// A layout of `names`, which must be distinct.
+        public init(names: [String]) {
+            self.names = names
+            var positions: [String: Int] = [:]
+            positions.reserveCapacity(names.count)
+            for (position, name) in names.enumerated() {
+                precondition(positions.updateValue(position, forKey: name) == nil, "duplicate attribute name '\(name)' in a layout")
+            }
+            self.positions = positions
+            self.noValues = Array(repeating: nil, count: names.count)
+        }
+
+        /// An empty layout, shared.
+        public static let empty = Layout(names: [])
+
+        /// The position of `name`; nil when the layout does not have it.
+        @inlinable
+        public func position(of name: String) -> Int? { positions[name] }
+
+        public var count: Int { names.count }
+
+        public static func == (lhs: Layout, rhs: Layout) -> Bool { lhs === rhs || lhs.names == rhs.names }
+        public func hash(into hasher: inout Hasher) { hasher.combine(names) }
+        public var description: String { "Layout\(names)" }
+    }
+
+    /// The layout the values are stored by.
+    public var layout: Layout { _layout }
+    @usableFromInline var _layout: Layout
+    @usableFromInline var storage: [AttributeValue?]
+
+    /// No values, laid out by `layout`: fill them by position or by name.
+    @inlinable
+    public init(layout: Layout) {
+        self._layout = layout
+        self.storage = layout.noValues
+    }
+
+    /// `values` laid out by `layout`: one per position (nil for none).
+    @inlinable
+    public init(layout: Layout, values: [AttributeValue?]) {
+        precondition(values.count == layout.count, "\(values.count) values for a layout of \(layout.count) names")
+        self._layout = layout
+        self.storage = values
+    }
+
+    /// The values of a dictionary, laid out by its keys in sorted order.
+    public init(_ dictionary: [String: AttributeValue]) {
+        let names = dictionary.keys.sorted()
+        self._layout = Layout(names: names)
+        self.storage = names.map { dictionary[$0] }
+    }
+
+    public init(dictionaryLiteral elements: (String, AttributeValue)...) {
+        self.init(Dictionary(elements, uniquingKeysWith: { $1 }))
+    }
+
+    /// The value of an attribute; nil when it has none. Setting nil removes the value.
+    public subscript(name: String) -> AttributeValue? {
+        @inlinable get {
+            guard let position = _layout.position(of: name) else { return nil }
+            return storage[position]
+        }
+        @inlinable set {
+            if let position = _layout.position(of: name) {
+                storage[position] = newValue
+            } else if let newValue {
+                append(name, newValue)
+            }
+        }
+    }
+
+    @usableFromInline
+    mutating func append(_ name: String, _ value: AttributeValue) {
+        _layout = Layout(names: _layout.names + [name])
+        storage.append(value)
+    }
+
+    /// The value at a position of ``layout``.
+    public subscript(position position: Int) -> AttributeValue? {
+        @inlinable get { storage[position] }
+        @inlinable set { storage[position] = newValue }
+    }
+
+    /// The same values laid out by `layout` (itself when it already is). Values under names
+    /// `layout` lacks are kept, after `layout`'s own.
+    public func laidOut(by layout: Layout) -> AttributeValues {
+        if self.layout === layout { return self }
+        var result = AttributeValues(layout: layout)
+        for (name, value) in self { result[name] = value }
+        return result
+    }
+
+    /// The number of attributes that have a value.
+    public var count: Int {
+        var count = 0
+        for value in storage where value != nil { count += 1 }
+        return count
+    }
+
+    public var isEmpty: Bool { !storage.contains { $0 != nil } }
+
+    /// The names of the attributes that have a value, in layout order.
+    public var keys: [String] {
+        var keys: [String] = []
+        for (position, value) in storage.enumerated() where value != nil { keys.append(layout.names[position]) }
+        return keys
+    }
+
+    /// The values as a dictionary.
+    public var dictionary: [String: AttributeValue] {
+        var result: [String: AttributeValue] = [:]
+        result.reserveCapacity(storage.count)
+        for (name, value) in self { result[name] = value }
+        return result
+    }
+
+    /// Removes every value.
+    public mutating func removeAll() {
+        for position in storage.indices { storage[position] = nil }
+    }
+
+    public struct Iterator: IteratorProtocol {
+        fileprivate let names: [String]
+        fileprivate let storage: [AttributeValue?]
+        fileprivate var position = 0
+
+        public mutating func next() -> (key: String, value: AttributeValue)? {
+            while position < storage.count {
+                defer { position += 1 }
+                if let value = storage[position] { return (names[position], value) }
+            }
+            return nil
+        }
+    }
+
+    /// The names and values of the attributes that have a value, in layout order.
+    public func makeIterator() -> Iterator { Iterator(names: layout.names, storage: storage) }
+
+    public var underestimatedCount: Int { 0 }
+
+    public var description: String {
+        let entries = self.map { "\($0.key): \($0.value)" }
+        return entries.isEmpty ? "[:]" : "[" + entries.joined(separator: ", ") + "]"
+    }
+}
+
+extension AttributeValues: Hashable {
+    /// Equal when the same names have the same values, whatever the layouts.
+    public static func == (lhs: AttributeValues, rhs: AttributeValues) -> Bool {
+        if lhs._layout === rhs._layout { return lhs.storage == rhs.storage }
+        var count = 0
+        for (name, value) in lhs {
+            guard rhs[name] == value else { return false }
+            count += 1
+        }
+        return count == rhs.count
+    }
+
+    /// Independent of layout and order, like a dictionary's hash.
+    public func hash(into hasher: inout Hasher) {
+        var combined = 0
+        for (name, value) in self {
+            var entry = Hasher()
+            entry.combine(name)
+            entry.combine(value)
+            combined ^= entry.finalize()
+        }
+        hasher.combine(combined)
+    }
+}
