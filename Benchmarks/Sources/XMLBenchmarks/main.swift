@@ -33,7 +33,8 @@ let schemaJSON = """
     }
     """
 
-/// The records, with IDs made the public way: by a coordinator with the store open.
+/// The records, with IDs made the public way (by a coordinator with the store open) and values
+/// laid out by the entity, as a store's records are (as in StrataBenchmarks).
 func makeContents(_ schema: Schema, store url: URL) throws -> AtomicStoreContents {
     var types = StoreTypeRegistry()
     types.register(XMLStoreFactory())
@@ -42,20 +43,21 @@ func makeContents(_ schema: Schema, store url: URL) throws -> AtomicStoreContent
     var contents = AtomicStoreContents(metadata: store.metadata, keySequences: ["Event": Int64(objectCount)])
     var events: [ObjectID: StoreRecord] = [:]
     events.reserveCapacity(objectCount)
+    let layout = schema.entity(named: "Event")!.attributeLayout
     for key in 1...Int64(objectCount) {
         let id = try coordinator.objectID(entityName: "Event", primaryKey: key)
-        events[id] = StoreRecord(objectID: id, attributes: [
-            "name": .string("event \(key)"),
-            "detail": .string(key % 7 == 0 ? "needs <escaping> & more" : "plain text of a typical length"),
-            "count": .integer(key % 1000),
-            "serial": .integer(key * 1_000_003),
-            "value": .double(Double(key) / 7),
-            "ratio": .float(Float(key) / 3),
-            "flag": .bool(key % 2 == 0),
-            "at": .date(Date(timeIntervalSince1970: 1_700_000_000 + Double(key) * 0.001)),
-            "token": .uuid(UUID(uuidString: String(format: "00000000-0000-4000-8000-%012llX", key))!),
-            "price": .decimal(Decimal(key) / 100),
-        ])
+        var values = AttributeValues(layout: layout)
+        values["name"] = .string("event \(key)")
+        values["detail"] = .string(key % 7 == 0 ? "needs <escaping> & more" : "plain text of a typical length")
+        values["count"] = .integer(key % 1000)
+        values["serial"] = .integer(key * 1_000_003)
+        values["value"] = .double(Double(key) / 7)
+        values["ratio"] = .float(Float(key) / 3)
+        values["flag"] = .bool(key % 2 == 0)
+        values["at"] = .date(Date(timeIntervalSince1970: 1_700_000_000 + Double(key) * 0.001))
+        values["token"] = .uuid(UUID(uuidString: String(format: "00000000-0000-4000-8000-%012llX", key))!)
+        values["price"] = .decimal(Decimal(key) / 100)
+        events[id] = StoreRecord(objectID: id, attributes: values)
     }
     contents.records["Event"] = events
     return contents
