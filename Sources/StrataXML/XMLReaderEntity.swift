@@ -32,9 +32,8 @@ final class XMLReaderEntity {
     let rootIndex: Int
     let nameBytes: [UInt8]
     let slots: UnsafeMutableBufferPointer<Slot>
-    /// The layout records of the entity share, and its values with none set.
+    /// The layout records of the entity share.
     let layout: AttributeValues.Layout
-    let noValues: [AttributeValue?]
     let attributeNames: [String]
     let attributeIndex: [String: Int]
     let relationships: [Relationship]
@@ -51,7 +50,6 @@ final class XMLReaderEntity {
         attributeNames = stored.map(\.name)
         attributeIndex = Dictionary(uniqueKeysWithValues: attributeNames.enumerated().map { ($1, $0) })
         layout = entity.attributeLayout
-        noValues = Array(repeating: nil, count: layout.count)
         slots = .allocate(capacity: stored.count)
         for (slot, attribute) in stored.enumerated() {
             let bytes = Array(attribute.name.utf8)

@@ -487,12 +487,33 @@ final class XMLStoreReader {
         currentSlots = UnsafeBufferPointer(info.slots)
         currentKey = key
         currentLine = line
-        // A new array for each record (the previous one went to its record).
-        values = info.noValues
+        // A new array for each record (the previous one went to its record), filled in order
+        // (``store(_:at:)``): making it full of nils first, or copying a shared one, costs more
+        // than the values.
+        values = []
+        values.reserveCapacity(info.layout.count)
         currentRelationships = []
         seenAttributes.removeAll()
         seenRelationships.removeAll()
         nextAttributeSlot = 0
+    }
+
+    /// Puts the current object's value at `position` of its layout, appending nils up to it
+    /// (files list attributes in layout order, so this is mostly an append).
+    @inline(__always)
+    private func store(_ value: AttributeValue, at position: Int) {
+        if position < values.count {
+            values[position] = value
+            return
+        }
+        while values.count < position { values.append(nil) }
+        values.append(value)
+    }
+
+    private static func padded(_ values: [AttributeValue?], to count: Int) -> [AttributeValue?] {
+        var values = values
+        while values.count < count { values.append(nil) }
+        return values
     }
 
     private func endObject() {
@@ -500,7 +521,8 @@ final class XMLStoreReader {
         let info = entityInfos[currentEntityIndex]
         objects.append(PendingObject(
             entityIndex: currentEntityIndex, key: currentKey, line: currentLine,
-            attributes: AttributeValues(layout: info.layout, values: values), relationships: currentRelationships))
+            attributes: AttributeValues(layout: info.layout, values: Self.padded(values, to: info.layout.count)),
+            relationships: currentRelationships))
         values = []
         currentEntityIndex = -1
         currentSlots = UnsafeBufferPointer(start: nil, count: 0)
@@ -536,7 +558,7 @@ final class XMLStoreReader {
         let type = currentSlots[slot].type
         currentAttributeSlot = -1
         do {
-            values[currentSlots[slot].position] = try XMLValueCoding.value(from: text, type: type, base64: textIsBase64)
+            store(try XMLValueCoding.value(from: text, type: type, base64: textIsBase64), at: currentSlots[slot].position)
         } catch {
             attributeProblem(.value(slot, error.message), at: frame)
         }

@@ -84,6 +84,26 @@ import Testing
         #expect(back == expected(records))
     }
 
+    /// Attributes listed out of model order (a file edited by hand) read back the same.
+    @Test func attributesInAnyOrder() throws {
+        let schema = try valuesSchema()
+        let record = StoreRecord(objectID: objectID("Sample", 1), attributes: [
+            "text": .string("first"), "medium": .integer(7), "real": .double(0.5), "identifier": .uuid(UUID()),
+        ])
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("ordered.xml")
+            try XMLStoreFormat().write(contents(schema, [record]), to: url)
+            var lines = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")
+            let attributeLines = lines.indices.filter { lines[$0].contains("<attribute ") }
+            #expect(attributeLines.count == 4)
+            let reversed = attributeLines.map { lines[$0] }.reversed()
+            for (index, line) in zip(attributeLines, reversed) { lines[index] = line }
+            try Data(lines.joined(separator: "\n").utf8).write(to: url)
+            let back = try XMLStoreFormat().read(from: url)
+            #expect(back.records["Sample"]?[record.objectID]?.attributes == record.attributes)
+        }
+    }
+
     @Test func keyIndexFindsKeysInAndOutOfOrder() {
         var index = XMLKeyIndex()
         for (object, key) in [-5, 1, 2, 10, 11].enumerated() {
