@@ -4,7 +4,8 @@
 ///
 /// The buffer belongs to ``with(capacity:drain:_:)``, which lends the sink to its body and
 /// drains what is left at the end. A failed drain is remembered (``failed``); later bytes are
-/// dropped and the caller reports the error its drain recorded.
+/// dropped and the caller reports the error its drain recorded. The buffer is freed when the
+/// body returns: never keep a copy of the sink beyond it.
 ///
 /// `TextOutputStream` so that `Double.write(to:)` and `Float.write(to:)` hand over their text
 /// (`_writeASCII`) without building a `String`.
@@ -51,6 +52,7 @@ struct XMLByteSink: TextOutputStream {
     /// how many it wrote.
     @inline(__always)
     mutating func withSpace(_ maximum: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        precondition(maximum <= Self.maximumSpace, "withSpace asks for \(maximum) bytes, more than the \(Self.maximumSpace) a flush guarantees")
         if capacity - count < maximum { flush() }
         count += body(base + count)
     }

@@ -126,8 +126,8 @@ final class XMLStoreReader {
     /// Its attribute table, owned by its ``XMLReaderEntity``.
     @exclusivity(unchecked) private var currentSlots = UnsafeBufferPointer<XMLReaderEntity.Slot>(start: nil, count: 0)
     /// The entity of the previous object; unowned: `entityInfos` holds every entity for as long
-    /// as the reader lives.
-    @exclusivity(unchecked) private unowned(unsafe) var previousEntity: EntityInfo?
+    /// as the reader lives (checked: a reader used twice would trap, not read freed memory).
+    @exclusivity(unchecked) private unowned var previousEntity: EntityInfo?
     @exclusivity(unchecked) private var currentKey: Int64 = 0
     @exclusivity(unchecked) private var currentLine = 0
     /// The current object's values, by position in its entity's `AttributeValues.Layout`: the
@@ -142,11 +142,18 @@ final class XMLStoreReader {
 
     // MARK: - Reading
 
-    init(path: String, scope: Scope) throws(StrataError) {
+    /// Opens the file first: a class whose initializer throws never runs `deinit`, so nothing
+    /// that `deinit` frees may be allocated before the last thing that can fail.
+    convenience init(path: String, scope: Scope) throws(StrataError) {
+        let input = try XMLFileInput(path: path)
+        self.init(path: path, scope: scope, input: input)
+    }
+
+    private init(path: String, scope: Scope, input: XMLFileInput) {
         _ = LibXML2.initialized
         self.path = path
         self.scope = scope
-        input = try XMLFileInput(path: path)
+        self.input = input
         attributeValues.initialize(repeating: nil)
     }
 
