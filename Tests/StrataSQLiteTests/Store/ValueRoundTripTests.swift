@@ -83,6 +83,18 @@ import Testing
         #expect(records[ids[2]]?.attributes["bytes"] == nil)
     }
 
+    @Test func textsKeepEveryCharacterIncludingNUL() throws {
+        let schema = try Fixtures.schema(json: Self.schemaJSON)
+        let store = try SQLiteStore(url: nil, schema: schema)
+        let id = ObjectID(entityName: "Sample", storeIdentifier: store.metadata.storeIdentifier, primaryKey: 1)
+        // Texts are bound with their length, so a NUL inside one is kept, not taken as the end.
+        let text = "nul\u{0}inside, then\ttab and\nnewline"
+        _ = try store.save(StoreChangeset(inserted: [StoreRecord(objectID: id, attributes: ["text": .string(text)])]))
+        #expect(try store.records(for: [id])[id]?.attributes["text"] == .string(text))
+        let length = try #require(try store.rawQuery("SELECT length(CAST(text AS BLOB)) AS bytes FROM Sample", []).first)
+        #expect(length["bytes"] == .integer(Int64(text.utf8.count)))
+    }
+
     @Test func storageClassesAreTheDocumentedOnes() throws {
         let schema = try Fixtures.schema(json: Self.schemaJSON)
         let store = try SQLiteStore(url: nil, schema: schema)
