@@ -13,23 +13,8 @@ enum BinaryPlistLayout {
         static let objects = "objects"
     }
 
-    enum MetadataKey {
-        static let formatVersion = "formatVersion"
-        static let storeIdentifier = "storeIdentifier"
-        static let storeType = "storeType"
-        static let modelName = "modelName"
-        static let modelVersionHash = "modelVersionHash"
-        static let entityVersionHashes = "entityVersionHashes"
-        static let schema = "schema"
-        static let custom = "custom"
-        static let keySequences = "keySequences"
-
-        /// In the order they are written.
-        static let all = [
-            formatVersion, storeIdentifier, storeType, modelName, modelVersionHash,
-            entityVersionHashes, schema, custom, keySequences,
-        ]
-    }
+    /// The shared names of ``StoreMetadata``'s fields, and this format's own (below).
+    typealias MetadataKey = StoreMetadata.Key
 
     /// Record keys that are not properties: property names start with a letter, so these never
     /// clash with one.
@@ -51,4 +36,16 @@ enum BinaryPlistLayout {
         guard !entity.isEmpty, rest.first == "p", let key = Int64(rest.dropFirst()) else { return nil }
         return (entity, key)
     }
+}
+
+/// The metadata dictionary's keys besides the shared ones.
+extension StoreMetadata.Key {
+    static let formatVersion = "formatVersion"
+    static let keySequences = "keySequences"
+
+    /// Every key of a binary store's metadata dictionary, in the order they are written.
+    static let all = [
+        formatVersion, storeIdentifier, storeType, modelName, modelVersionHash,
+        entityVersionHashes, schema, custom, keySequences,
+    ]
 }

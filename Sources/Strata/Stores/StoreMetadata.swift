@@ -15,6 +15,19 @@ public struct StoreMetadata: Sendable, Hashable, Codable {
     /// Keys an app sets for itself (``PersistentStoreCoordinator/setMetadata(_:forKey:in:)``).
     public var custom: [String: String]
 
+    /// The names store files give these fields (a SQLite store's `strata_metadata` rows, a
+    /// binary store's metadata dictionary), one spelling for every format. A format adds its own
+    /// keys in an extension.
+    public enum Key {
+        public static let storeIdentifier = "storeIdentifier"
+        public static let storeType = "storeType"
+        public static let modelName = "modelName"
+        public static let modelVersionHash = "modelVersionHash"
+        public static let entityVersionHashes = "entityVersionHashes"
+        public static let schema = "schema"
+        public static let custom = "custom"
+    }
+
     public init(
         storeIdentifier: String, storeType: StoreType, modelName: String, modelVersionHash: String,
         entityVersionHashes: [String: String], schemaJSON: String, custom: [String: String] = [:]

@@ -14,16 +14,7 @@ enum StoreFile {
     /// The current layout version, kept in `strata_metadata` under `layoutVersion`.
     static let layoutVersion = "1"
 
-    enum Key {
-        static let storeIdentifier = "storeIdentifier"
-        static let storeType = "storeType"
-        static let modelName = "modelName"
-        static let modelVersionHash = "modelVersionHash"
-        static let entityVersionHashes = "entityVersionHashes"
-        static let schema = "schema"
-        static let layoutVersion = "layoutVersion"
-        static let customPrefix = "custom."
-    }
+    typealias Key = StoreMetadata.Key
 
     /// Checks the file's header and size: a SQLite database, not cut short.
     static func checkHeader(_ url: URL) throws(StrataError) {
@@ -144,4 +135,11 @@ enum StoreFile {
             try database.run("INSERT INTO \"strata_metadata\" (\"key\", \"value\") VALUES (?, ?)", [.text(Key.customPrefix + key), .text(custom[key]!)])
         }
     }
+}
+
+/// The `strata_metadata` keys of a SQLite store besides the shared ones.
+extension StoreMetadata.Key {
+    static let layoutVersion = "layoutVersion"
+    /// Custom keys are rows of their own, each under this prefix.
+    static let customPrefix = custom + "."
 }
