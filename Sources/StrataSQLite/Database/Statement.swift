@@ -78,15 +78,11 @@ final class Statement {
     func bind(_ value: SQLValue, at index: Int32) throws(StrataError) {
         let rc: Int32
         switch value {
+        case .integer(let integer): return try bindInteger(integer, at: index)
+        case .real(let real): return try bindReal(real, at: index)
+        case .text(let text): return try bindText(text, at: index)
         case .null:
             rc = sqlite3_bind_null(handle, index)
-        case .integer(let integer):
-            rc = sqlite3_bind_int64(handle, index, integer)
-        case .real(let real):
-            rc = sqlite3_bind_double(handle, index, real)
-        case .text(let text):
-            try bindText(text, at: index)
-            return
         case .blob(let data):
             // An empty blob must stay a blob: sqlite3_bind_blob with a NULL pointer binds NULL.
             if data.isEmpty {

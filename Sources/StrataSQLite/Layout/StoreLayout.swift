@@ -224,9 +224,6 @@ enum ToManyStorage: Sendable, Hashable {
 final class EntityLayout: Sendable {
     let entity: EntityDescription
     let table: TableLayout
-    /// Stored attributes with their column positions in ``selectList`` and their positions in
-    /// the entity's ``AttributeValues/Layout``.
-    let attributes: [(name: String, type: AttributeType, column: Int32, position: Int)]
     /// For each position of the entity's ``AttributeValues/Layout``, where a row holds the
     /// attribute (nil for a transient one, which no row holds).
     let columnsByPosition: [(type: AttributeType, column: Int32)?]
@@ -262,7 +259,11 @@ final class EntityLayout: Sendable {
             base + Int32(table.columns.firstIndex { $0.name == name }!)
         }
         let values = entity.attributeLayout
-        attributes = entity.attributes.filter { !$0.isTransient }.map { ($0.name, $0.type, position($0.name), values.position(of: $0.name)!) }
+        // Stored attributes with their column positions in ``selectList`` and their positions
+        // in the entity's ``AttributeValues/Layout``.
+        let attributes = entity.attributes.filter { !$0.isTransient }.map {
+            (name: $0.name, type: $0.type, column: position($0.name), position: values.position(of: $0.name)!)
+        }
         var byPosition: [(type: AttributeType, column: Int32)?] = Array(repeating: nil, count: values.count)
         for attribute in attributes { byPosition[attribute.position] = (attribute.type, attribute.column) }
         columnsByPosition = byPosition

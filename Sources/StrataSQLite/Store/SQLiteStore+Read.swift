@@ -5,73 +5,70 @@ extension SQLiteStore {
     // MARK: - Fetching
 
     public func fetch(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord] {
-        let groups = try tables(of: request.entityNames)
-        guard groups.count == 1 else {
-            return groups.isEmpty ? [] : try fetchInMemory(request)
-        }
-        let (table, names) = groups[0]
-        let compiled: CompiledFetch
-        do {
-            var compiler = compiler()
-            compiled = try compiler.fetch(
-                table: table, entityNames: names, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
-                limit: request.fetchLimit, offset: request.fetchOffset)
-        } catch {
-            return try fetchInMemory(request)
-        }
-        return try pool.read { (database) throws(StrataError) -> [StoreRecord] in
-            var decoder = RecordDecoder(store: self, table: table)
-            var records: [StoreRecord] = []
-            if request.fetchLimit > 0 { records.reserveCapacity(request.fetchLimit) }
-            try database.each(compiled.select, compiled.arguments) { row in
-                if let record = decoder.decode(row) { records.append(record) }
+        switch try plan(request) {
+        case .nothing: return []
+        case .inMemory: return try fetchInMemory(request)
+        case .sql(let table, let compiled):
+            return try pool.read { (database) throws(StrataError) -> [StoreRecord] in
+                var decoder = RecordDecoder(store: self, table: table)
+                var records: [StoreRecord] = []
+                if request.fetchLimit > 0 { records.reserveCapacity(request.fetchLimit) }
+                try database.each(compiled.select, compiled.arguments) { row in
+                    if let record = decoder.decode(row) { records.append(record) }
+                }
+                return records
             }
-            return records
         }
     }
 
     /// The IDs of the matching records, read from the key and entity columns only.
     public func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID] {
-        let groups = try tables(of: request.entityNames)
-        guard groups.count == 1 else {
-            return groups.isEmpty ? [] : try fetchInMemory(request).map(\.objectID)
-        }
-        let (table, names) = groups[0]
-        let compiled: CompiledFetch
-        do {
-            var compiler = compiler()
-            compiled = try compiler.fetch(
-                table: table, entityNames: names, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
-                limit: request.fetchLimit, offset: request.fetchOffset, keysOnly: true)
-        } catch {
-            return try fetchInMemory(request).map(\.objectID)
-        }
-        let identifier = storeIdentifier
-        return try pool.read { (database) throws(StrataError) -> [ObjectID] in
-            try database.rows(compiled.select, compiled.arguments) { row in
-                ObjectID(entityName: table.hasEntityColumn ? row.text(1) : table.name, storeIdentifier: identifier, primaryKey: row.int64(0))
+        switch try plan(request, keysOnly: true) {
+        case .nothing: return []
+        case .inMemory: return try fetchInMemory(request).map(\.objectID)
+        case .sql(let table, let compiled):
+            let identifier = storeIdentifier
+            return try pool.read { (database) throws(StrataError) -> [ObjectID] in
+                try database.rows(compiled.select, compiled.arguments) { row in
+                    ObjectID(entityName: table.hasEntityColumn ? row.text(1) : table.name, storeIdentifier: identifier, primaryKey: row.int64(0))
+                }
             }
         }
     }
 
     public func count(_ request: StoreFetchRequest) throws(StrataError) -> Int {
+        switch try plan(request, sorted: false) {
+        case .nothing: return 0
+        case .inMemory: return try fetchInMemory(request).count
+        case .sql(_, let compiled):
+            let value = try pool.read { (database) throws(StrataError) -> SQLValue? in try database.scalar(compiled.count, compiled.arguments) }
+            guard case .integer(let count) = value else { return 0 }
+            return Int(count)
+        }
+    }
+
+    /// How a request runs.
+    private enum Plan {
+        /// It names no entity this store holds.
+        case nothing
+        /// It spans several tables, or SQL cannot express it: the evaluator runs it.
+        case inMemory
+        /// One statement on one table.
+        case sql(TableLayout, CompiledFetch)
+    }
+
+    private func plan(_ request: StoreFetchRequest, sorted: Bool = true, keysOnly: Bool = false) throws(StrataError) -> Plan {
         let groups = try tables(of: request.entityNames)
-        guard groups.count == 1 else {
-            return groups.isEmpty ? 0 : try fetchInMemory(request).count
-        }
+        guard groups.count == 1 else { return groups.isEmpty ? .nothing : .inMemory }
         let (table, names) = groups[0]
-        let compiled: CompiledFetch
+        var compiler = compiler()
         do {
-            var compiler = compiler()
-            compiled = try compiler.fetch(
-                table: table, entityNames: names, predicate: request.predicate, sortDescriptors: [],
-                limit: request.fetchLimit, offset: request.fetchOffset)
+            return .sql(table, try compiler.fetch(
+                table: table, entityNames: names, predicate: request.predicate, sortDescriptors: sorted ? request.sortDescriptors : [],
+                limit: request.fetchLimit, offset: request.fetchOffset, keysOnly: keysOnly))
         } catch {
-            return try fetchInMemory(request).count
+            return .inMemory
         }
-        let value = try pool.read { (database) throws(StrataError) -> SQLValue? in try database.scalar(compiled.count, compiled.arguments) }
-        guard case .integer(let count) = value else { return 0 }
-        return Int(count)
     }
 
     func compiler() -> PredicateCompiler {
