@@ -170,12 +170,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// The members of a to-many relationship, loaded from the store on first use.
     func members(_ key: String) -> OrderedSet<ObjectID> {
-        if pendingToMany.contains(key) {
-            pendingToMany.remove(key)
-            if let ids = try? managedObjectContext?.coordinator.relatedObjectIDs(of: objectID, relationship: key) {
+        if pendingToMany.contains(key), let context = managedObjectContext {
+            do {
+                let ids = try context.coordinator.relatedObjectIDs(of: objectID, relationship: key)
+                pendingToMany.remove(key)
                 toManyIDs[key] = OrderedSet(ids)
                 committed?.toMany[key] = ids
                 committed?.lazyToMany.remove(key)
+            } catch {
+                // Left pending, so a save never writes the members it could not read as none.
+                context.noteUnreadable(objectID, error)
             }
         }
         return toManyIDs[key] ?? []

@@ -13,6 +13,7 @@ extension ManagedObjectContext {
     public func save() throws(StrataError) {
         processPendingMerges()
         guard hasChanges else { return }
+        if let error = unreadableObjectError() { throw error }
         for object in Array(changed.values) where object.hasChanges && !object.isDeleted {
             object.willSave()
         }

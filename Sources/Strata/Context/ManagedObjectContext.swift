@@ -46,6 +46,10 @@ public final class ManagedObjectContext {
     private var registrySweepThreshold = 1024
     private var insertions = 0
     private var mergeSubscription: PersistentStoreCoordinator.ObserverToken?
+    /// Objects whose stored state could not be read (a store error, not a missing record), with
+    /// the error: they stay faults, and the context refuses to save while any is registered, so
+    /// that nothing it failed to read is written back as empty.
+    var unreadable: [ObjectID: StrataError] = [:]
     private let inbox = MergeInbox()
 
     public init(coordinator: PersistentStoreCoordinator) {
@@ -201,20 +205,56 @@ public final class ManagedObjectContext {
 
     func fulfillFault(_ object: ManagedObject) {
         guard object.isFault else { return }
-        do {
-            if let record = try coordinator.record(for: object.objectID) {
-                object.apply(record)
-                object.awakeFromFetch()
-                return
-            }
-        } catch {
-            coordinator.logger.error("cannot load \(object.objectID): \(error)")
+        switch storedRecord(of: object.objectID) {
+        case .found(let record):
+            object.apply(record)
+            object.awakeFromFetch()
+        case .missing:
+            // No store holds the record (another context deleted it): the object reads as empty
+            // and deleted, rather than trapping.
+            object.isFault = false
+            object.isDeleted = true
+            object.committed = nil
+        case .unreadable:
+            // The object stays a fault: it reads as empty, is tried again when next touched,
+            // and the context will not save until it is read.
+            break
         }
-        // The record is gone (deleted by another context or unreadable): the object reads as
-        // empty and deleted, rather than trapping.
-        object.isFault = false
-        object.isDeleted = true
-        object.committed = nil
+    }
+
+    enum StoredRead {
+        case found(StoreRecord)
+        case missing
+        /// The store could not be read; the error is in ``unreadable``.
+        case unreadable
+    }
+
+    /// An object's saved state from the coordinator; a read error is noted in ``unreadable``
+    /// (and a successful read clears an earlier one).
+    func storedRecord(of id: ObjectID) -> StoredRead {
+        do {
+            let record = try coordinator.record(for: id)
+            unreadable[id] = nil
+            return record.map { .found($0) } ?? .missing
+        } catch {
+            noteUnreadable(id, error)
+            return .unreadable
+        }
+    }
+
+    /// Remembers that an object's stored state could not be read (see ``unreadable``).
+    func noteUnreadable(_ id: ObjectID, _ error: StrataError) {
+        coordinator.logger.error("cannot read \(id) from its store: \(error)")
+        unreadable[id] = error
+    }
+
+    /// The first read error of an object still registered, as the error a save throws.
+    func unreadableObjectError() -> StrataError? {
+        unreadable = unreadable.filter { registry[$0.key]?.object != nil }
+        guard let (id, error) = unreadable.min(by: { $0.key < $1.key }) else { return nil }
+        var refusal = error
+        refusal.message = "\(id) could not be read from its store, so the save was refused and nothing was written: \(error.message). Reset the context, or refresh the object once the store can be read"
+        return refusal
     }
 
     // MARK: - Rollback, reset, refresh
@@ -242,6 +282,7 @@ public final class ManagedObjectContext {
         for object in changed.values { object.managedObjectContext = nil }
         registry.removeAll()
         changed.removeAll()
+        unreadable.removeAll()
         undoManager?.removeAll()
     }
 
@@ -251,7 +292,7 @@ public final class ManagedObjectContext {
         guard object.managedObjectContext === self, !object.isInserted else { return }
         coordinator.evictCachedRecord(object.objectID)
         if mergeChanges && object.hasChanges {
-            guard let record = try? coordinator.record(for: object.objectID) else { return }
+            guard case .found(let record) = storedRecord(of: object.objectID) else { return }
             merge(record, into: object)
         } else {
             object.isFault = true

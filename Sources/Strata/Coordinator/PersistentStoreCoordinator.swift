@@ -326,16 +326,13 @@ public final class PersistentStoreCoordinator: Sendable {
                 permanentIDs[temporary] = ObjectID(entityName: temporary.entityName, storeIdentifier: store.storeIdentifier, primaryKey: key)
             }
         }
-        var versions: [ObjectID: Int64] = [:]
         var saved: [ObjectID: StoreRecord] = [:]
-        let routed = try route(changes, permanentIDs: permanentIDs)
-        for (store, changeset) in routed {
-            var part = changeset
-            part.overwritesConflicts = overwritesConflicts
-            let newVersions = try store.save(part)
-            versions.merge(newVersions) { $1 }
+        var routed = try route(changes, permanentIDs: permanentIDs)
+        for index in routed.indices { routed[index].1.overwritesConflicts = overwritesConflicts }
+        let versions = try commit(routed)
+        for (_, part) in routed {
             for var record in part.inserted + part.updated {
-                record.version = newVersions[record.objectID] ?? record.version
+                record.version = versions[record.objectID] ?? record.version
                 saved[record.objectID] = record
             }
         }
@@ -352,6 +349,75 @@ public final class PersistentStoreCoordinator: Sendable {
         post(notification)
         logger.debug("saved", metadata: ["inserted": "\(changes.inserted.count)", "updated": "\(changes.updated.count)", "deleted": "\(changes.deleted.count)"])
         return SaveOutcome(permanentIDs: permanentIDs, records: saved)
+    }
+
+    /// Saves each store's part so that every store commits or none does, and returns the new
+    /// versions.
+    ///
+    /// Each store's save runs the next store's save in its commit hook
+    /// (``PersistentStore/save(_:beforeCommit:)``), so an error anywhere before the outermost
+    /// commit rolls every store back. Stores are nested in the order of their identifiers, the
+    /// same for every coordinator, so two coordinators on the same stores never wait on each
+    /// other's locks in opposite orders. Should a store fail in its own commit after the stores
+    /// nested inside it committed, those are put back as they were by a save of the records
+    /// read before (and if even that fails, the error says which stores may now disagree).
+    private func commit(_ parts: [(any PersistentStore, StoreChangeset)]) throws(StrataError) -> [ObjectID: Int64] {
+        if parts.count == 1 { return try parts[0].0.save(parts[0].1) }
+        let ordered = parts.filter { !$0.1.isEmpty }.sorted { $0.0.storeIdentifier < $1.0.storeIdentifier }
+        var earlier: [[ObjectID: StoreRecord]] = []
+        for (store, part) in ordered {
+            var records = try store.records(for: part.updated.map(\.objectID) + part.deleted.map(\.objectID))
+            // A store may leave to-many members to load later; putting a record back needs them.
+            for (id, record) in records where !record.lazyToMany.isEmpty {
+                var whole = record
+                for name in record.lazyToMany {
+                    whole.toMany[name] = try store.relatedObjectIDs(of: id, relationship: name)
+                }
+                whole.lazyToMany = []
+                records[id] = whole
+            }
+            earlier.append(records)
+        }
+        var versions: [[ObjectID: Int64]] = Array(repeating: [:], count: ordered.count)
+        var committed: [Int] = []
+        func save(from index: Int) throws(StrataError) {
+            guard index < ordered.count else { return }
+            let (store, part) = ordered[index]
+            versions[index] = try store.save(part) { () throws(StrataError) in try save(from: index + 1) }
+            committed.append(index)
+        }
+        do {
+            try save(from: 0)
+        } catch {
+            var unrestored: [String] = []
+            for index in committed {
+                let (store, part) = ordered[index]
+                do {
+                    _ = try store.save(Self.undoing(part, earlier: earlier[index], versions: versions[index]))
+                } catch let undoError {
+                    unrestored.append("\(store.url?.path ?? store.storeIdentifier) (\(undoError.message))")
+                }
+            }
+            guard unrestored.isEmpty else {
+                throw StrataError(error.code, "\(error.message); the save had already committed to other stores and could not be undone in \(unrestored.joined(separator: ", ")): the stores may now disagree", failures: error.failures, file: error.file)
+            }
+            if !committed.isEmpty {
+                logger.error("a save failed in one store after committing to \(committed.count) other store(s); those were put back", metadata: ["error": "\(error.message)"])
+            }
+            throw error
+        }
+        return versions.reduce(into: [:]) { $0.merge($1) { $1 } }
+    }
+
+    /// The changeset that puts back what `part` changed: its inserts deleted, its updates and
+    /// deletes restored to the records (and versions) read before it.
+    private static func undoing(_ part: StoreChangeset, earlier: [ObjectID: StoreRecord], versions: [ObjectID: Int64]) -> StoreChangeset {
+        var undo = StoreChangeset(overwritesConflicts: true)
+        undo.restoresVersions = true
+        undo.deleted = part.inserted.map { ($0.objectID, versions[$0.objectID] ?? 1) }
+        undo.updated = part.updated.compactMap { earlier[$0.objectID] }
+        undo.inserted = part.deleted.compactMap { earlier[$0.objectID] }
+        return undo
     }
 
     /// Splits changes by store, with temporary IDs replaced by permanent ones everywhere.

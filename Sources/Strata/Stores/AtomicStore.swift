@@ -201,18 +201,21 @@ public final class AtomicStore: PersistentStore {
         try writeLock.withLock { _ throws(StrataError) in
             var next = snapshot
             next.metadata.custom = custom
-            try persist(next)
+            try persist(next, beforeCommit: {})
         }
     }
 
-    public func save(_ changes: StoreChangeset) throws(StrataError) -> [ObjectID: Int64] {
+    /// `beforeCommit` runs once the new file is written and synced, before it replaces the old
+    /// one (for the in-memory store: before the new contents are published).
+    public func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> [ObjectID: Int64] {
         try writeLock.withLock { _ throws(StrataError) in
             var next = snapshot
             var conflicts: [ValidationFailure] = []
             var versions: [ObjectID: Int64] = [:]
+            let checking = !changes.overwritesConflicts && !changes.restoresVersions
             for (id, version) in changes.deleted {
                 guard let existing = next.record(id) else { continue }
-                if !changes.overwritesConflicts && existing.version != version {
+                if checking && existing.version != version {
                     conflicts.append(Self.conflict(id, existing.version, version))
                 }
                 next.records[id.entityName]?[id] = nil
@@ -225,10 +228,10 @@ public final class AtomicStore: PersistentStore {
                         message: "the object was deleted from the store since it was read"))
                     continue
                 }
-                if !changes.overwritesConflicts && existing.version != record.version {
+                if checking && existing.version != record.version {
                     conflicts.append(Self.conflict(id, existing.version, record.version))
                 }
-                record.version = existing.version + 1
+                if !changes.restoresVersions { record.version = existing.version + 1 }
                 versions[id] = record.version
                 next.records[id.entityName, default: [:]][id] = record
             }
@@ -240,8 +243,8 @@ public final class AtomicStore: PersistentStore {
                 if next.record(id) != nil {
                     throw StrataError(.validationFailed, "an object with primary key \(id.primaryKey ?? 0) already exists in the '\(schema.entity(named: id.entityName)?.rootName ?? id.entityName)' hierarchy")
                 }
-                record.version = 1
-                versions[id] = 1
+                if !changes.restoresVersions { record.version = 1 }
+                versions[id] = record.version
                 next.records[id.entityName, default: [:]][id] = record
                 if let key = id.primaryKey, let root = schema.entity(named: id.entityName)?.rootName,
                    key > next.keySequences[root, default: 0] {
@@ -258,7 +261,7 @@ public final class AtomicStore: PersistentStore {
             for (root, key) in sequences where key > next.keySequences[root, default: 0] {
                 next.keySequences[root] = key
             }
-            try persist(next)
+            try persist(next, beforeCommit: beforeCommit)
             return versions
         }
     }
@@ -270,9 +273,11 @@ public final class AtomicStore: PersistentStore {
     }
 
     /// Writes the file (when there is one), then publishes the new contents.
-    private func persist(_ next: AtomicStoreContents) throws(StrataError) {
+    private func persist(_ next: AtomicStoreContents, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) {
         if let format, let url {
-            try Self.writeAtomically(next, format: format, to: url)
+            try Self.writeAtomically(next, format: format, to: url, beforeRename: beforeCommit)
+        } else {
+            try beforeCommit()
         }
         contents.withLock { $0 = next }
     }
@@ -291,12 +296,17 @@ public final class AtomicStore: PersistentStore {
     }
 
     /// Temporary file in the same directory, fsync, rename over the store, fsync the directory.
-    static func writeAtomically(_ contents: AtomicStoreContents, format: any AtomicStoreFormat, to url: URL) throws(StrataError) {
+    /// `beforeRename` runs between the sync and the rename; when it throws, the old file stays.
+    static func writeAtomically(
+        _ contents: AtomicStoreContents, format: any AtomicStoreFormat, to url: URL,
+        beforeRename: () throws(StrataError) -> Void = {}
+    ) throws(StrataError) {
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         do {
             try format.write(contents, to: temporary)
             try FileSync.sync(temporary)
+            try beforeRename()
             try FileSync.rename(temporary, over: url)
             try? FileSync.sync(directory)
         } catch {

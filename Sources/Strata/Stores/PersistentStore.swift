@@ -29,8 +29,15 @@ public protocol PersistentStore: AnyObject, Sendable {
     func records(for objectIDs: [ObjectID]) throws(StrataError) -> [ObjectID: StoreRecord]
     /// Applies a changeset all-or-nothing: on any error the store is exactly as it was.
     /// Checks versions (unless `overwritesConflicts`) and uniqueness constraints.
+    ///
+    /// `beforeCommit` runs once every change is written and checked, while the store still
+    /// holds its write lock and before any of the changes is durable or visible to readers (the
+    /// SQLite store: before `COMMIT`; a file store: after the new file is synced, before it is
+    /// renamed over the old one). When it throws, nothing is committed and its error is
+    /// rethrown. A coordinator with several stores nests their saves in it, so that one save
+    /// commits to every store or to none.
     /// - Returns: the new version of every inserted and updated object.
-    func save(_ changes: StoreChangeset) throws(StrataError) -> [ObjectID: Int64]
+    func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> [ObjectID: Int64]
     /// The members of a to-many relationship of a stored object, for records that left it lazy.
     func relatedObjectIDs(of objectID: ObjectID, relationship: String) throws(StrataError) -> [ObjectID]
     /// The uniqueness violations `changes` would cause, without saving anything (a save's
@@ -59,6 +66,12 @@ public protocol PersistentStoreFactory: Sendable {
 }
 
 extension PersistentStore {
+    /// Applies a changeset all-or-nothing (``save(_:beforeCommit:)`` with nothing to run
+    /// before the commit).
+    public func save(_ changes: StoreChangeset) throws(StrataError) -> [ObjectID: Int64] {
+        try save(changes, beforeCommit: {})
+    }
+
     /// The IDs of the records matching the request, in its order and window. Stores that can
     /// answer without loading whole records (SQLite) override this.
     public func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID] {

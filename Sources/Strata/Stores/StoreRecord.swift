@@ -38,6 +38,10 @@ public struct StoreChangeset: Sendable {
     /// Whether a save may overwrite rows changed since they were read (the object-trump merge
     /// policy) instead of failing with a merge conflict.
     public var overwritesConflicts: Bool
+    /// Whether the save puts objects back as they were (undoing a save that committed to this
+    /// store but failed in another): versions are not checked, and inserted and updated records
+    /// are stored with the `version` they carry instead of a new one.
+    public var restoresVersions = false
 
     public init(
         inserted: [StoreRecord] = [], updated: [StoreRecord] = [],

@@ -10,22 +10,35 @@ extension SQLiteStore {
     /// transaction is rolled back and the violations are listed by a dry run. (If the dry run
     /// finds none, the index fired on an intermediate state — two objects swapping values — and
     /// the save is redone with the constrained values cleared first.)
-    public func save(_ changes: StoreChangeset) throws(StrataError) -> [ObjectID: Int64] {
-        guard !changes.isEmpty else { return [:] }
+    ///
+    /// `beforeCommit` runs inside the transaction, after every write, just before `COMMIT`.
+    public func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> [ObjectID: Int64] {
+        guard !changes.isEmpty else {
+            try beforeCommit()
+            return [:]
+        }
         return try pool.write { (database) throws(StrataError) -> [ObjectID: Int64] in
             database.clearLastError()
+            // Whether the hook ran: an error after it (COMMIT) must not start the retry below,
+            // which would run the hook twice.
+            var committing = false
             do throws(StrataError) {
                 return try database.transaction(immediate: true) { () throws(StrataError) in
-                    try apply(changes, database, clearingUniqueValues: false)
+                    let versions = try apply(changes, database, clearingUniqueValues: false)
+                    committing = true
+                    try beforeCommit()
+                    return versions
                 }
             } catch {
-                guard database.lastErrorCode == Database.constraintUnique else { throw error }
+                guard !committing, database.lastErrorCode == Database.constraintUnique else { throw error }
                 let violations = try uniquenessViolations(changes, database)
                 if !violations.isEmpty {
                     throw StrataError(.validationFailed, "the save would break a uniqueness constraint; nothing was written", failures: violations, file: url?.path)
                 }
                 return try database.transaction(immediate: true) { () throws(StrataError) in
-                    try apply(changes, database, clearingUniqueValues: true)
+                    let versions = try apply(changes, database, clearingUniqueValues: true)
+                    try beforeCommit()
+                    return versions
                 }
             }
         }
@@ -62,7 +75,7 @@ extension SQLiteStore {
     /// themselves (`WHERE "_version" = ?`): a write that finds no row is looked into after, and
     /// any conflict throws, which rolls the whole transaction back.
     private func apply(_ changes: StoreChangeset, _ database: Database, clearingUniqueValues: Bool) throws(StrataError) -> [ObjectID: Int64] {
-        let checking = !changes.overwritesConflicts
+        let checking = !changes.overwritesConflicts && !changes.restoresVersions
         var conflicts: [ValidationFailure] = []
         var versions: [ObjectID: Int64] = [:]
         versions.reserveCapacity(changes.inserted.count + changes.updated.count)
@@ -124,6 +137,11 @@ extension SQLiteStore {
             if try update.step() {
                 versions[id] = update.int64(0)
                 try update.stepToEnd()
+                if changes.restoresVersions {
+                    let sql = "UPDATE \(quoted(target.entity.rootName)) SET \"_version\" = ? WHERE \"_pk\" = ?"
+                    try statement(sql).run([.integer(record.version), .integer(target.key)])
+                    versions[id] = record.version
+                }
                 updates.append((record, target))
             } else if let stored = try storedVersion(target, database) {
                 conflicts.append(Self.conflict(id, stored, record.version))
@@ -160,7 +178,7 @@ extension SQLiteStore {
             do {
                 try insert.prepareForBinding()
                 var index = try target.entity.bindKey(target.key, to: insert, withEntityAt: 2)
-                try insert.bind(.integer(1), at: index)
+                try insert.bind(.integer(changes.restoresVersions ? record.version : 1), at: index)
                 index += 1
                 _ = try bindValues(of: record, target.entity, to: insert, from: index)
                 try insert.stepToEnd()
@@ -173,7 +191,7 @@ extension SQLiteStore {
                 }
                 throw error
             }
-            versions[record.objectID] = 1
+            versions[record.objectID] = changes.restoresVersions ? record.version : 1
             if let last = lastEntity, last.rootName != target.entity.rootName {
                 highestKeys[last.rootName] = max(highestKeys[last.rootName] ?? 0, highest)
                 highest = 0

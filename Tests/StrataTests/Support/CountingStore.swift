@@ -67,9 +67,9 @@ final class CountingStore: PersistentStore {
         return try inner.records(for: objectIDs)
     }
 
-    func save(_ changes: StoreChangeset) throws(StrataError) -> [ObjectID: Int64] {
+    func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> [ObjectID: Int64] {
         factory.note("save")
-        return try inner.save(changes)
+        return try inner.save(changes, beforeCommit: beforeCommit)
     }
 
     func relatedObjectIDs(of objectID: ObjectID, relationship: String) throws(StrataError) -> [ObjectID] {
