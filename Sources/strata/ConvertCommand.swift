@@ -36,6 +36,7 @@ struct ConvertCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let registry = StoreAccess.registry
+            if let schema { try StoreAccess.refuseSameFile(schema, role: "the model file", store: destination) }
             let sourceType = try StoreAccess.type(of: source, given: type)
             let destinationType: StoreType
             if let to {

@@ -39,6 +39,7 @@ struct LoadCommand: ParsableCommand {
             for file in dataFiles {
                 try StoreAccess.refuseSameFile(file, role: "the data file", store: store)
             }
+            try StoreAccess.refuseSameFile(self.schema, role: "the model file", store: store)
             let schema = try StoreAccess.loadSchema(self.schema)
             var inputs: [(String, Data)] = []
             for file in dataFiles {
