@@ -92,6 +92,24 @@ struct CheckCommandTests {
         ])
     }
 
+    /// Damage only SQLite itself can see: an index whose entries no longer match its
+    /// definition (its SQL rewritten behind SQLite's back).
+    @Test func sqliteIntegrityCheck() throws {
+        let workspace = try Workspace.todo("sqlite")
+        let url = workspace.file("todo.sqlite")
+        try Self.execute(#"CREATE INDEX "damaged" ON "Tag" ("name")"#, in: url)
+        try Self.execute("""
+            PRAGMA writable_schema = ON;
+            UPDATE "sqlite_master" SET "sql" = 'CREATE INDEX "damaged" ON "Tag" ("_version")' WHERE "name" = 'damaged';
+            PRAGMA writable_schema = OFF;
+            """, in: url)
+        let run = try workspace.run("check", "--format", "json", "todo.sqlite")
+        #expect(run.status == 1)
+        let problems = try JSONDecoder().decode([StoreProblem].self, from: Data(run.stdout.utf8))
+        #expect(!problems.isEmpty)
+        #expect(problems.allSatisfy { $0.code == .fileIntegrity && $0.message.hasPrefix("SQLite's integrity_check: ") && $0.message.contains("damaged") }, "\(problems)")
+    }
+
     /// A value out of its type's range: a problem of the object's entity, whether the reader
     /// refuses it or hands it over.
     @Test func sqliteValueOutOfRange() throws {
