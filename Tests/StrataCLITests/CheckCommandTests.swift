@@ -64,6 +64,12 @@ struct CheckCommandTests {
         let indexes = try Self.query(#"SELECT "name" FROM "sqlite_master" WHERE "type" = 'index' AND "tbl_name" = 'Tag' AND "sql" IS NOT NULL"#, in: url)
         try #require(!indexes.isEmpty)
         for index in indexes { try Self.execute("DROP INDEX \"\(index)\"", in: url) }
+        // Check reads and does not repair: opening the store for anything else would create
+        // the missing index again.
+        let sound = try workspace.run("check", "todo.sqlite")
+        #expect(sound.status == 0)
+        #expect(try Self.query(#"SELECT "name" FROM "sqlite_master" WHERE "type" = 'index' AND "tbl_name" = 'Tag' AND "sql" IS NOT NULL"#, in: url) == [])
+
         try Self.execute(#"UPDATE "Tag" SET "name" = 'home' WHERE "_pk" = 2"#, in: url)
         let run = try workspace.run("check", "todo.sqlite")
         #expect(run.stderr == "")

@@ -52,12 +52,27 @@ public enum StoreChecker {
     public static func problems(in input: StoreCheckInput, schema: Schema) -> [StoreProblem] {
         var problems: [StoreProblem] = []
         // References are looked up by entity and key, so that a store identifier never decides.
-        var lookup: [String: [Int64: StoreRecord]] = [:]
+        var keys: [String: Set<Int64>] = [:]
+        // Every link, so that an inverse is checked with one lookup however many members
+        // the other side has.
+        var links = Set<Link>()
         for (entityName, records) in input.records {
-            var byKey: [Int64: StoreRecord] = [:]
-            for (id, record) in records { if let key = id.primaryKey { byKey[key] = record } }
-            lookup[entityName] = byKey
+            keys[entityName] = Set(records.keys.compactMap(\.primaryKey))
+            for record in records.values {
+                guard let key = record.objectID.primaryKey else { continue }
+                for (name, member) in record.toOne {
+                    links.insert(Link(entity: entityName, key: key, relationship: name, member: member))
+                }
+                for (name, members) in record.toMany {
+                    for member in members { links.insert(Link(entity: entityName, key: key, relationship: name, member: member)) }
+                }
+            }
         }
+        var families: [String: Set<String>] = [:]
+        for entity in schema.entities {
+            families[entity.name] = Set(schema.entityAndDescendants(of: entity.name).filter { !$0.isAbstract }.map(\.name))
+        }
+        let graph = Graph(keys: keys, links: links, families: families)
 
         for entityName in input.records.keys.sorted() {
             guard let entity = schema.entity(named: entityName), !entity.isAbstract else {
@@ -80,7 +95,7 @@ public enum StoreChecker {
                 checkAttributes(of: record, entity, problem)
                 for relationship in entity.relationships {
                     let members = relationship.isToMany ? (record.toMany[relationship.name] ?? []) : (record.toOne[relationship.name].map { [$0] } ?? [])
-                    checkRelationship(relationship, of: record, members: members, schema: schema, lookup: lookup, problem)
+                    checkRelationship(relationship, of: record, members: members, schema: schema, graph: graph, problem)
                 }
                 let known = Set(entity.relationships.map(\.name))
                 for name in Set(record.toOne.keys).union(record.toMany.keys).subtracting(known).sorted() {
@@ -123,7 +138,7 @@ public enum StoreChecker {
 
     private static func checkRelationship(
         _ relationship: RelationshipDescription, of record: StoreRecord, members: [ObjectID], schema: Schema,
-        lookup: [String: [Int64: StoreRecord]], _ problem: (StoreProblem.Code, String?, String) -> Void
+        graph: Graph, _ problem: (StoreProblem.Code, String?, String) -> Void
     ) {
         let name = relationship.name
         if relationship.isToMany {
@@ -136,7 +151,7 @@ public enum StoreChecker {
         } else if members.isEmpty && !relationship.isOptional {
             problem(.missingValue, name, "the relationship is required but has no object")
         }
-        let family = Set(schema.entityAndDescendants(of: relationship.destination).filter { !$0.isAbstract }.map(\.name))
+        let family = graph.families[relationship.destination] ?? []
         var seen = Set<String>()
         for member in members {
             let text = "\(member.entityName)/p\(member.primaryKey.map(String.init) ?? "?")"
@@ -148,15 +163,14 @@ public enum StoreChecker {
                 problem(.wrongEntity, name, "refers to \(text), which is not a \(relationship.destination)")
                 continue
             }
-            guard let key = member.primaryKey, let target = lookup[member.entityName]?[key] else {
+            guard let key = member.primaryKey, graph.keys[member.entityName]?.contains(key) == true else {
                 problem(.danglingReference, name, "refers to \(text), which does not exist")
                 continue
             }
             guard let inverseName = relationship.inverse,
-                  let inverse = schema.entity(named: member.entityName)?.relationship(named: inverseName) else { continue }
-            let back = inverse.isToMany ? (target.toMany[inverseName] ?? []) : (target.toOne[inverseName].map { [$0] } ?? [])
+                  schema.entity(named: member.entityName)?.relationship(named: inverseName) != nil else { continue }
             let own = record.objectID
-            if !back.contains(where: { $0.entityName == own.entityName && $0.primaryKey == own.primaryKey }) {
+            if !graph.links.contains(Link(entity: member.entityName, key: key, relationship: inverseName, member: own)) {
                 let ownText = "\(own.entityName)/p\(own.primaryKey.map(String.init) ?? "?")"
                 problem(.inverseMismatch, name, "lists \(text), but \(text).\(inverseName) does not lead back to \(ownText)")
             }
@@ -176,5 +190,30 @@ public enum StoreChecker {
         case .uuid: "the UUID"
         case .uri: "the URI"
         }
+    }
+
+    /// One member of one relationship of one object, compared by entity and key.
+    struct Link: Hashable {
+        var entity: String
+        var key: Int64
+        var relationship: String
+        var memberEntity: String
+        var memberKey: Int64?
+
+        init(entity: String, key: Int64, relationship: String, member: ObjectID) {
+            self.entity = entity
+            self.key = key
+            self.relationship = relationship
+            memberEntity = member.entityName
+            memberKey = member.primaryKey
+        }
+    }
+
+    /// The keys of every object, by concrete entity, every link between objects, and the
+    /// concrete entities each entity's relationships may lead to (itself and its subentities).
+    struct Graph {
+        var keys: [String: Set<Int64>]
+        var links: Set<Link>
+        var families: [String: Set<String>]
     }
 }
