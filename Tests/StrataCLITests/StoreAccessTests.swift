@@ -102,6 +102,20 @@ struct StoreAccessTests {
         #expect(run.status == 2)
     }
 
+    /// A model file that is a FIFO, for every command that reads one.
+    @Test(arguments: [
+        ["validate", "model.json"],
+        ["load", "--schema", "model.json", "todo.plist", "todo.json"],
+    ])
+    func aFIFOAsAModelFileIsRefused(_ arguments: [String]) throws {
+        let workspace = try Workspace(["todo.json": todoData])
+        try #require(mkfifo(workspace.file("model.json").path, 0o600) == 0)
+        let run = try workspace.run(arguments, timeout: 20)
+        #expect(!run.timedOut, "strata \(arguments.joined(separator: " ")) blocked on the FIFO")
+        #expect(run.stderr.contains("'model.json' is a FIFO (named pipe), not a regular file; a model file must be a regular file (or a symlink to one)") || run.stdout.contains("'model.json' is a FIFO (named pipe), not a regular file; a model file must be a regular file (or a symlink to one)"), "\(run.stdout)\(run.stderr)")
+        #expect(run.status == 2)
+    }
+
     @Test func aFIFOAsADataFileIsRefused() throws {
         let workspace = try Workspace(schemas: ["TodoList"])
         try #require(mkfifo(workspace.file("data.json").path, 0o600) == 0)
