@@ -106,7 +106,8 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataCLI"],
+            // The store modules too, to plant problems in store files for `strata check`.
+            dependencies: ["StrataCLI", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
             // Expected CLI output, read from the source tree by path and compared exactly.
             exclude: ["Golden"],
             swiftSettings: strictSettings

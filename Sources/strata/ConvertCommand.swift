@@ -36,6 +36,7 @@ struct ConvertCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let registry = StoreAccess.registry
+            if let schema { try StoreAccess.refuseSameFile(schema, role: "the model file", store: destination) }
             let sourceType = try StoreAccess.type(of: source, given: type)
             let destinationType: StoreType
             if let to {
@@ -44,7 +45,7 @@ struct ConvertCommand: ParsableCommand {
             } else {
                 let ext = URL(fileURLWithPath: destination).pathExtension.lowercased()
                 guard let factory = registry.factories.first(where: { $0.fileExtensions.contains(ext) }) else {
-                    throw CLIError.unreadable("cannot tell the destination's store type from '\(destination)'; pass --to sqlite, xml or binary")
+                    throw CLIError.unreadable("cannot tell the destination's store type from '\(Echo.value(destination))'; pass --to sqlite, xml or binary")
                 }
                 destinationType = factory.type
             }

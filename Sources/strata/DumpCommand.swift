@@ -22,11 +22,12 @@ struct DumpCommand: ParsableCommand {
     @Option(name: .customLong("entity"), help: "Dump only this entity and its subentities (repeatable).")
     var entities: [String] = []
 
-    @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
+    @Option(name: .shortAndLong, help: "Write to this file instead of standard output (never the store itself).")
     var output: String?
 
     func run() throws {
         try runReportingErrors {
+            if let output { try StoreAccess.refuseSameFile(output, role: "the output file", store: store) }
             let coordinator = try StoreAccess.openExisting(store, type: type)
             let json = try DataExporter.dump(coordinator, entityNames: entities.isEmpty ? nil : entities)
             if let output {

@@ -9,12 +9,8 @@ struct InspectCommand: ParsableCommand {
         abstract: "Show a store's type, size, UUID, model, version hashes and object counts (no schema needed)."
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json
-    }
-
     @Option(help: "Output format: text or json.")
-    var format: Format = .text
+    var format: TextOrJSON = .text
 
     @Option(help: "The store type; by default from the file.")
     var type: String?

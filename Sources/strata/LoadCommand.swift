@@ -18,7 +18,7 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "The model file of the store.")
     var schema: String
 
-    @Option(help: "The store type (memory, sqlite, xml, binary); by default from the file.")
+    @Option(help: "The store type (sqlite, xml, binary); by default from the file or its extension.")
     var type: String?
 
     @Argument(help: "The store file.")
@@ -33,11 +33,23 @@ struct LoadCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
+            if let type, StoreType(rawValue: type) == .inMemory {
+                throw CLIError.unreadable("--type memory keeps nothing: the store would vanish when strata exits, so nothing would be loaded into any file; load into a file store instead (--type sqlite, xml or binary, or a store path ending in .sqlite, .xml or .plist)")
+            }
+            for file in dataFiles {
+                try StoreAccess.refuseSameFile(file, role: "the data file", store: store)
+            }
+            try StoreAccess.refuseSameFile(self.schema, role: "the model file", store: store)
             let schema = try StoreAccess.loadSchema(self.schema)
             var inputs: [(String, Data)] = []
             for file in dataFiles {
+                do throws(StrataError) {
+                    try FileIdentity.requireRegularFile(URL(fileURLWithPath: file), role: "data file")
+                } catch {
+                    throw CLIError.unreadable(error.description)
+                }
                 guard let data = FileManager.default.contents(atPath: file) else {
-                    throw CLIError.unreadable("cannot read the data file '\(file)'")
+                    throw CLIError.unreadable("cannot read the data file '\(Echo.value(file))'")
                 }
                 inputs.append((file, data))
             }

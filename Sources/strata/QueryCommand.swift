@@ -37,10 +37,10 @@ struct QueryCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Sort keys, comma-separated; a leading '-' sorts descending (for example -priority,title).")
     var sort: String?
 
-    @Option(help: "Return at most this many objects.")
+    @Option(help: "Return at most this many objects; 0 means no limit (as Core Data's fetchLimit). A negative limit is refused.")
     var limit: Int?
 
-    @Option(help: "Skip this many objects first.")
+    @Option(help: "Skip this many objects first (0, the default, skips none). A negative offset is refused.")
     var offset: Int?
 
     @Flag(help: "Print only how many objects match.")
@@ -50,8 +50,8 @@ struct QueryCommand: ParsableCommand {
     var format: Format = .json
 
     func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
-        if let offset, offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        if let limit, limit < 0 { throw ValidationError("--limit must be 0 (no limit) or more, not \(limit)") }
+        if let offset, offset < 0 { throw ValidationError("--offset must be 0 or more, not \(offset)") }
     }
 
     func run() throws {
@@ -97,7 +97,7 @@ func parseSort(_ text: String?) throws -> [FetchSortDescriptor] {
         let key = part.trimmingCharacters(in: .whitespaces)
         let descending = key.hasPrefix("-")
         let path = descending ? String(key.dropFirst()) : key
-        guard !path.isEmpty else { throw CLIError.invalid("--sort has an empty key in '\(text)'") }
+        guard !path.isEmpty else { throw CLIError.invalid("--sort has an empty key in '\(Echo.value(text))'") }
         return FetchSortDescriptor(path, ascending: !descending)
     }
 }
@@ -150,11 +150,11 @@ enum Table {
     private static func cell(_ value: AttributeValue) -> String {
         switch value {
         case .string(let string):
-            string.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: "\\t")
+            Echo.value(string)
         case .binary(let data):
             "<\(data.count) bytes>"
         default:
-            value.description
+            Echo.value(value.description)
         }
     }
 }

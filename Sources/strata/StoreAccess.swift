@@ -48,6 +48,15 @@ enum StoreAccess {
         return coordinator
     }
 
+    /// Refuses (exit 2) to write `output` when it is one of the files of the store at `store`
+    /// (the store itself or SQLite's `-wal`, `-shm`, `-journal` beside it), compared as files
+    /// (device and inode), so that symlinks, hard links and other spellings of a path count.
+    /// - Parameter role: what `output` is, for the message ("the output", "the data file").
+    static func refuseSameFile(_ output: String, role: String, store: String) throws {
+        guard let identity = FileIdentity(path: output), FileIdentity.storeFiles(at: store).contains(identity) else { return }
+        throw CLIError.unreadable("\(role) '\(Echo.value(output))' is the store '\(Echo.value(store))' (or one of its files); no command writes over one of its inputs; choose another file")
+    }
+
     /// Removes a store file and the files SQLite keeps beside it.
     static func removeStoreFiles(at path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] {

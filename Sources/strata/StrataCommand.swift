@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Strata
 
 /// The `strata` command-line tool: thin wrappers that parse arguments, call the library and print.
 struct StrataCommand: ParsableCommand {
@@ -10,7 +11,7 @@ struct StrataCommand: ParsableCommand {
             Exit status: 0 on success, 1 when the input is invalid, 2 for a usage error or a \
             file that cannot be read.
             """,
-        subcommands: [ValidateCommand.self, LoadCommand.self, DumpCommand.self, QueryCommand.self, DeleteCommand.self, ConvertCommand.self, InspectCommand.self]
+        subcommands: [ValidateCommand.self, LoadCommand.self, DumpCommand.self, QueryCommand.self, DeleteCommand.self, ConvertCommand.self, InspectCommand.self, CheckCommand.self]
     )
 }
 
@@ -41,13 +42,20 @@ enum ExitStatus: Int32 {
     case usage = 2
 }
 
+/// `--format text|json`, for the commands that print a report either way.
+enum TextOrJSON: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
 /// Output helpers shared by the commands.
 enum Console {
     static func print(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
+    /// Prints an error message; control characters in it are escaped and very long lines cut
+    /// (``Echo/message(_:)``), as it may echo user data.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data(("strata: error: " + text + "\n").utf8))
+        FileHandle.standardError.write(Data(("strata: error: " + Echo.message(text) + "\n").utf8))
     }
 }

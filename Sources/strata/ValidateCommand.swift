@@ -19,16 +19,11 @@ struct ValidateCommand: ParsableCommand {
             """
     )
 
-    enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-        case text
-        case json
-    }
-
     @Argument(help: "The model files to check.")
     var files: [String]
 
     @Option(help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    var format: TextOrJSON = .text
 
     @Flag(help: "Treat warnings as errors: report them as errors and exit 1.")
     var warningsAsErrors = false

@@ -312,6 +312,30 @@ struct LoadCommandTests {
         #expect(try workspace.listing() == files)
     }
 
+    /// `load --type memory` used to print "loaded" into a store that vanished at exit.
+    @Test func loadingIntoMemoryIsRefused() throws {
+        let workspace = try Workspace(["todo.json": todoData], schemas: ["TodoList"])
+        let run = try workspace.run("load", "--schema", "TodoList.json", "--type", "memory", "todo.mem", "todo.json")
+        #expect(run.stderr == "strata: error: --type memory keeps nothing: the store would vanish when strata exits, so nothing would be loaded into any file; load into a file store instead (--type sqlite, xml or binary, or a store path ending in .sqlite, .xml or .plist)\n")
+        #expect(run.stdout == "")
+        #expect(run.status == 2)
+        #expect(try workspace.listing() == ["TodoList.json", "todo.json"])
+    }
+
+    /// Keys echoed from a data file are escaped and cut: no control character reaches the
+    /// terminal, and a long key does not bury the message.
+    @Test func echoedKeysAreEscapedAndCut() throws {
+        let key = "\u{1B}[31mred\u{0}" + String(repeating: "k", count: 300)
+        let data = #"{"objects": {"Tag": [{"@id": 1, "name": "home", "\#(key.replacingOccurrences(of: "\u{1B}", with: "\\u001b").replacingOccurrences(of: "\u{0}", with: "\\u0000"))": 1}]}}"#
+        let workspace = try Workspace(["bad.json": data], schemas: ["TodoList"])
+        let run = try workspace.run("load", "--schema", "TodoList.json", "todo.plist", "bad.json")
+        #expect(run.status == 1)
+        let escaped = #"\u{1B}[31mred\u{00}"#
+        let shown = escaped + String(repeating: "k", count: 200 - escaped.count) + "…"
+        #expect(run.stderr.contains("entity 'Tag' has no property '\(shown)'"), "\(run.stderr)")
+        #expect(!run.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+    }
+
     // MARK: - Usage errors
 
     @Test(arguments: [

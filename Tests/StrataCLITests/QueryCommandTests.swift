@@ -252,6 +252,34 @@ struct QueryCommandTests {
         #expect(run.status == 1)
     }
 
+    /// Values with control characters are escaped in tables, and long ones cut at 200
+    /// characters: an ESC in the data cannot rewrite the terminal, a newline cannot forge a row.
+    @Test func tableCellsAreEscapedAndCut() throws {
+        let long = String(repeating: "x", count: 250)
+        let workspace = try Workspace(schemas: ["TodoList"])
+        try workspace.load("tags.plist", schema: "TodoList.json", data: [("tags.json", """
+            {"objects": {"Tag": [{"@id": 1, "name": "a\\u001b[2Jb\\u0000c\\nd\\u0085e"}, {"@id": 2, "name": "\(long)"}]}}
+            """)])
+        let run = try workspace.run("query", "tags.plist", "Tag", "--format", "table")
+        #expect(run.stdout == """
+            @id  name
+            ---  \(String(repeating: "-", count: 201))
+            1    a\\u{1B}[2Jb\\u{00}c\\nd\\u{85}e
+            2    \(String(repeating: "x", count: 200))…
+
+            """)
+        #expect(run.status == 0)
+    }
+
+    /// An entity name given on the command line is echoed escaped and cut.
+    @Test func anEchoedEntityNameIsEscapedAndCut() throws {
+        let workspace = try SharedWorkspace.get()
+        let run = try workspace.run("query", "todo.plist", "\u{1B}]0;owned\u{7}" + String(repeating: "E", count: 500))
+        let escaped = #"\u{1B}]0;owned\u{07}"#
+        #expect(run.stderr == "strata: error: the model 'TodoList' has no entity '\(escaped)\(String(repeating: "E", count: 200 - escaped.count))…'\n")
+        #expect(run.status == 1)
+    }
+
     @Test func aMissingStoreExits2() throws {
         let workspace = try Workspace()
         let run = try workspace.run("query", "missing.plist", "Todo")
@@ -262,8 +290,8 @@ struct QueryCommandTests {
 
     @Test(arguments: [
         (["--limit", "-1"], "Error: Missing value for '--limit <limit>'"),
-        (["--limit=-1"], "Error: --limit must be 0 or more"),
-        (["--offset=-3"], "Error: --offset must be 0 or more"),
+        (["--limit=-1"], "Error: --limit must be 0 (no limit) or more, not -1"),
+        (["--offset=-3"], "Error: --offset must be 0 or more, not -3"),
         (["--format", "csv"], "Error: The value 'csv' is invalid for '--format <format>'. Please provide one of 'json', 'table' or 'ids'."),
     ])
     func usageErrorsExit2(_ options: [String], _ message: String) throws {

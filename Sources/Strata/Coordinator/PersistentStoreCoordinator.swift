@@ -85,7 +85,7 @@ public final class PersistentStoreCoordinator: Sendable {
 
     func entity(named name: String) throws(StrataError) -> EntityDescription {
         guard let entity = schema.entity(named: name) else {
-            throw StrataError(.unknownEntity, "the model '\(schema.name)' has no entity '\(name)'\(Suggestion.didYouMean(name, in: schema.entities.map(\.name)))")
+            throw StrataError(.unknownEntity, "the model '\(schema.name)' has no entity '\(Echo.value(name))'\(Suggestion.didYouMean(name, in: schema.entities.map(\.name)))")
         }
         return entity
     }
@@ -102,6 +102,7 @@ public final class PersistentStoreCoordinator: Sendable {
             throw StrataError(.invalidConfiguration, "the model has no configuration '\(name)'\(Suggestion.didYouMean(name, in: schema.configurations.map(\.name)))")
         }
         let factory = try storeTypes.factory(for: description.type)
+        if let url = description.url { try FileIdentity.requireRegularFile(url) }
         let unsupported = factory.unsupportedFeatures(of: schema, configurationName: description.configurationName)
         guard unsupported.isEmpty else {
             throw StrataError(.unsupportedModel, "a \(description.type) store cannot hold model '\(schema.name)': \(unsupported.joined(separator: "; "))")
@@ -146,6 +147,7 @@ public final class PersistentStoreCoordinator: Sendable {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw StrataError(.storeIO, "no store at '\(url.relativePath)'")
         }
+        try FileIdentity.requireRegularFile(url)
         let storeType: StoreType
         if let type { storeType = type } else { storeType = try storeTypes.type(of: url) }
         return try storeTypes.factory(for: storeType).metadata(at: url)

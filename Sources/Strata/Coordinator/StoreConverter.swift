@@ -36,11 +36,16 @@ public enum StoreConverter {
         guard fileManager.fileExists(atPath: source.path) else {
             throw StrataError(.storeIO, "no store at '\(source.relativePath)'")
         }
+        try FileIdentity.requireRegularFile(source)
+        try FileIdentity.requireRegularFile(destination, role: "destination store")
+        // Compared as files (device and inode), so that a symlink, a hard link or another
+        // spelling of the path counts, and SQLite's -wal/-shm/-journal files with it.
+        if source.standardizedFileURL.path == destination.standardizedFileURL.path
+            || !FileIdentity.storeFiles(at: source.path).isDisjoint(with: FileIdentity.storeFiles(at: destination.path)) {
+            throw StrataError(.storeIO, "the source '\(source.relativePath)' and the destination '\(destination.relativePath)' are the same file; convert into another file")
+        }
         if fileManager.fileExists(atPath: destination.path) && !overwrite {
             throw StrataError(.storeIO, "'\(destination.relativePath)' exists; pass --force (overwrite: true) to replace it")
-        }
-        if source.standardizedFileURL.path == destination.standardizedFileURL.path {
-            throw StrataError(.storeIO, "the source and the destination are the same file")
         }
         let sourceKind: StoreType
         if let sourceType { sourceKind = sourceType } else { sourceKind = try storeTypes.type(of: source) }

@@ -72,7 +72,7 @@ public final class DataImporter {
             if member.key == "objects" {
                 objectsNode = member.value
             } else {
-                report("unknown key '\(member.key)'; the data format has only 'objects'\(Suggestion.didYouMean(member.key, in: ["objects"]))", file: file, path: member.key, location: member.keyLocation)
+                report("unknown key '\(Echo.value(member.key))'; the data format has only 'objects'\(Suggestion.didYouMean(member.key, in: ["objects"]))", file: file, path: member.key, location: member.keyLocation)
             }
         }
         guard let objectsNode else {
@@ -86,7 +86,7 @@ public final class DataImporter {
         for member in entities {
             let path = "objects.\(member.key)"
             guard let entity = schema.entity(named: member.key) else {
-                report("the model has no entity '\(member.key)'\(Suggestion.didYouMean(member.key, in: schema.entities.map(\.name)))", file: file, path: path, location: member.keyLocation)
+                report("the model has no entity '\(Echo.value(member.key))'\(Suggestion.didYouMean(member.key, in: schema.entities.map(\.name)))", file: file, path: path, location: member.keyLocation)
                 continue
             }
             guard !entity.isAbstract else {
@@ -154,7 +154,7 @@ public final class DataImporter {
                 relationships.append(GivenRelationship(source: key, relationship: relationship, node: member.value, file: file, path: memberPath))
             } else {
                 let names = entity.attributes.filter { !$0.isTransient }.map(\.name) + entity.relationships.map(\.name)
-                report("entity '\(entity.name)' has no property '\(member.key)'\(Suggestion.didYouMean(member.key, in: names))", file: file, path: memberPath, location: member.keyLocation)
+                report("entity '\(entity.name)' has no property '\(Echo.value(member.key))'\(Suggestion.didYouMean(member.key, in: names))", file: file, path: memberPath, location: member.keyLocation)
             }
         }
     }

@@ -68,6 +68,12 @@ public struct Schema: Sendable, Hashable {
     ///   problems inside the file are in the result.
     public static func load(contentsOf url: URL) throws(SchemaError) -> SchemaLoadResult {
         let file = url.relativePath
+        do throws(StrataError) {
+            // Reading a FIFO would block until a writer comes.
+            try FileIdentity.requireRegularFile(url, role: "model file")
+        } catch {
+            throw SchemaError(code: .unreadableFile, file: file, reason: error.message)
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)

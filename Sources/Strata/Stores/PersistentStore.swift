@@ -107,7 +107,10 @@ public struct StoreTypeRegistry: Sendable {
     }
 
     /// The type of an existing file from its first bytes, else of a path from its extension.
+    /// - Throws: `storeIO` for a path that is not a regular file (a FIFO, a directory, a
+    ///   device), which is never opened; `noStore` when the type cannot be told.
     public func type(of url: URL) throws(StrataError) -> StoreType {
+        try FileIdentity.requireRegularFile(url)
         if let handle = try? FileHandle(forReadingFrom: url) {
             let header = (try? handle.read(upToCount: 64)) ?? Data()
             try? handle.close()

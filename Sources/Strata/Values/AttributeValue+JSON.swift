@@ -35,7 +35,7 @@ extension AttributeValue {
             default: throw .expected("a decimal written as a string, like \"12.50\"", found: json)
             }
             guard let decimal = Self.parseDecimal(text) else {
-                throw ValueFormatError(message: "expected a decimal number like \"12.50\" with at most 38 significant digits, found \(String(reflecting: text))")
+                throw ValueFormatError(message: "expected a decimal number like \"12.50\" with at most 38 significant digits, found \(Echo.value(String(reflecting: text)))")
             }
             self = .decimal(decimal)
         case .double, .float:
@@ -72,7 +72,7 @@ extension AttributeValue {
             switch json {
             case .string(let string):
                 guard let date = ISO8601.date(from: string) else {
-                    throw ValueFormatError(message: "expected an ISO 8601 date like \"2024-05-01T10:00:00.000Z\", found \(String(reflecting: string))")
+                    throw ValueFormatError(message: "expected an ISO 8601 date like \"2024-05-01T10:00:00.000Z\", found \(Echo.value(String(reflecting: string)))")
                 }
                 self = .date(date)
             case .number(let lexeme):
@@ -87,19 +87,19 @@ extension AttributeValue {
         case .binary, .transformable:
             guard let string = json.stringValue else { throw .expected("base64-encoded data in a string", found: json) }
             guard let data = Data(base64Encoded: string) else {
-                throw ValueFormatError(message: "expected base64-encoded data, found \(String(reflecting: string)) which is not valid base64")
+                throw ValueFormatError(message: "expected base64-encoded data, found \(Echo.value(String(reflecting: string))) which is not valid base64")
             }
             self = .binary(data)
         case .uuid:
             guard let string = json.stringValue else { throw .expected("a UUID string", found: json) }
             guard let uuid = UUID(uuidString: string) else {
-                throw ValueFormatError(message: "expected a UUID like \"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\", found \(String(reflecting: string))")
+                throw ValueFormatError(message: "expected a UUID like \"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\", found \(Echo.value(String(reflecting: string)))")
             }
             self = .uuid(uuid)
         case .uri:
             guard let string = json.stringValue else { throw .expected("a URI string", found: json) }
             guard !string.isEmpty, let url = URL(string: string) else {
-                throw ValueFormatError(message: "expected a URI like \"https://example.com/a\", found \(String(reflecting: string))")
+                throw ValueFormatError(message: "expected a URI like \"https://example.com/a\", found \(Echo.value(String(reflecting: string)))")
             }
             self = .uri(url)
         }

@@ -29,6 +29,10 @@ public final class SQLiteStore: PersistentStore {
     /// assert it stays 0).
     let inMemoryFallbacks = Atomic<Int>(0)
 
+    /// The option (value `"true"`) that opens an existing store without changing its file:
+    /// no journal mode set, no missing table or index created; saves then fail.
+    static let readOnlyOption = "strata.readOnly"
+
     /// How many reader connections a store on a file opens.
     static let readerCount = 3
 
@@ -60,9 +64,15 @@ public final class SQLiteStore: PersistentStore {
                     error.file = path
                     throw error
                 }
-                writer = try Database(path: path, mode: .init(readOnly: false, create: false))
-                try Self.configure(writer)
-                try Self.createMissingTables(layout, writer)
+                if options[Self.readOnlyOption] == "true" {
+                    // For `strata check`: nothing is created or repaired, the file is not changed.
+                    writer = try Database(path: path, mode: .init(readOnly: true, create: false))
+                    try Self.tune(writer)
+                } else {
+                    writer = try Database(path: path, mode: .init(readOnly: false, create: false))
+                    try Self.configure(writer)
+                    try Self.createMissingTables(layout, writer)
+                }
             } else {
                 metadata = StoreMetadata(newStoreOf: .sqlite, schema: schema, identifier: UUID().uuidString)
                 do {

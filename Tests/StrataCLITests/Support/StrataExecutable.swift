@@ -6,6 +6,8 @@ struct StrataRun {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// True when the run was stopped because it outlived its timeout.
+    var timedOut = false
 }
 
 /// Runs the built `strata` executable the way a person at a terminal would.
@@ -33,7 +35,10 @@ enum StrataExecutable {
     }()
 
     /// Runs `strata arguments…` in `directory`, so that relative file names print as given.
-    static func run(_ arguments: [String], in directory: URL) throws -> StrataRun {
+    /// With a `timeout` (seconds), a run still going by then is terminated and reported with
+    /// `timedOut`, so that a command that blocks (on a FIFO, say) fails its test instead of
+    /// hanging the suite.
+    static func run(_ arguments: [String], in directory: URL, timeout: Double? = nil) throws -> StrataRun {
         let executable = try #require(
             url,
             "the strata executable was not found next to the test bundle (\(Bundle.main.bundleURL.path)) or in its parent directories; build it with `swift build`")
@@ -54,13 +59,23 @@ enum StrataExecutable {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
+        var timedOut = false
+        if let timeout {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning {
+                timedOut = true
+                process.terminate()
+            }
+        }
         process.waitUntilExit()
         try stdout.close()
         try stderr.close()
         return StrataRun(
             status: process.terminationStatus,
             stdout: String(decoding: try Data(contentsOf: stdoutURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self))
+            stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self),
+            timedOut: timedOut)
     }
 }
 

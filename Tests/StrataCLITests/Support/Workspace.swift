@@ -40,6 +40,11 @@ final class Workspace: Sendable {
         try StrataExecutable.run(arguments, in: url)
     }
 
+    /// Runs `strata`, terminating it after `timeout` seconds (see ``StrataRun/timedOut``).
+    func run(_ arguments: [String], timeout: Double) throws -> StrataRun {
+        try StrataExecutable.run(arguments, in: url, timeout: timeout)
+    }
+
     func file(_ name: String) -> URL {
         url.appendingPathComponent(name)
     }

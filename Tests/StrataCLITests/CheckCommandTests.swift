@@ -1,0 +1,262 @@
+import Foundation
+import Strata
+import StrataBinaryPlist
+@testable import StrataSQLite
+import Testing
+
+@Suite("strata check")
+struct CheckCommandTests {
+    // MARK: - Sound stores
+
+    @Test(arguments: storeExtensions)
+    func soundStore(_ ext: String) throws {
+        let workspace = try Workspace.todo(ext)
+        let type = try workspace.storeType("todo.\(ext)")
+        let run = try workspace.run("check", "todo.\(ext)")
+        #expect(run.stderr == "")
+        #expect(run.stdout == "todo.\(ext): sound (\(type) store, 12 objects checked)\n")
+        #expect(run.status == 0)
+
+        let json = try workspace.run("check", "--format", "json", "todo.\(ext)")
+        #expect(json.stdout == "[]\n")
+        #expect(json.status == 0)
+    }
+
+    /// A hierarchy with an abstract root (one SQLite table with `_entity`) is sound too.
+    @Test(arguments: storeExtensions)
+    func soundHierarchy(_ ext: String) throws {
+        let workspace = try Workspace.moody(ext)
+        let run = try workspace.run("check", "moody.\(ext)", "--type", try workspace.storeType("moody.\(ext)"))
+        #expect(run.stdout.hasSuffix(" store, 7 objects checked)\n"), "\(run.stdout)")
+        #expect(run.status == 0)
+    }
+
+    // MARK: - SQLite, problems planted with SQL
+
+    /// Each kind of problem, planted in a sound store with one SQL edit, and the line it gives.
+    static let sqliteProblems: [(sql: String, line: String)] = [
+        (#"UPDATE "Todo" SET "location" = 9 WHERE "_pk" = 2"#,
+         "todo.sqlite: Todo/p2.location: refers to Location/p9, which does not exist"),
+        (#"INSERT INTO "Tag_todos" ("source", "destination") VALUES (1, 77)"#,
+         "todo.sqlite: Tag_todos: the row (source 1, destination 77) links objects that do not exist: destination Todo/p77"),
+        (#"UPDATE "strata_keys" SET "last" = 6 WHERE "entity" = 'Todo'"#,
+         "todo.sqlite: Todo/p10: primary key 10 is above the key counter of the 'Todo' hierarchy (6): a new object could be given the same key"),
+        (#"UPDATE "Todo" SET "title" = NULL WHERE "_pk" = 5"#,
+         "todo.sqlite: Todo/p5.title: the attribute is required but has no value"),
+        (#"DELETE FROM "strata_keys" WHERE "entity" = 'Tag'"#,
+         "todo.sqlite: Tag: strata_keys has no key counter for the 'Tag' hierarchy; new objects cannot be given keys"),
+    ]
+
+    @Test(arguments: sqliteProblems)
+    func sqliteProblem(_ sql: String, _ line: String) throws {
+        let workspace = try Workspace.todo("sqlite")
+        try Self.execute(sql, in: workspace.file("todo.sqlite"))
+        let run = try workspace.run("check", "todo.sqlite")
+        #expect(run.stdout == line + "\ntodo.sqlite: 1 problem found\n")
+        #expect(run.stderr == "")
+        #expect(run.status == 1)
+    }
+
+    /// A uniqueness constraint the engine no longer enforces (its index dropped) is still checked.
+    @Test func sqliteDuplicate() throws {
+        let workspace = try Workspace.todo("sqlite")
+        let url = workspace.file("todo.sqlite")
+        let indexes = try Self.query(#"SELECT "name" FROM "sqlite_master" WHERE "type" = 'index' AND "tbl_name" = 'Tag' AND "sql" IS NOT NULL"#, in: url)
+        try #require(!indexes.isEmpty)
+        for index in indexes { try Self.execute("DROP INDEX \"\(index)\"", in: url) }
+        // Check reads and does not repair: opening the store for anything else would create
+        // the missing index again.
+        let sound = try workspace.run("check", "todo.sqlite")
+        #expect(sound.status == 0)
+        #expect(try Self.query(#"SELECT "name" FROM "sqlite_master" WHERE "type" = 'index' AND "tbl_name" = 'Tag' AND "sql" IS NOT NULL"#, in: url) == [])
+
+        try Self.execute(#"UPDATE "Tag" SET "name" = 'home' WHERE "_pk" = 2"#, in: url)
+        let run = try workspace.run("check", "todo.sqlite")
+        #expect(run.stderr == "")
+        #expect(run.stdout == """
+            todo.sqlite: Tag/p2.name: 'name' must be unique, and Tag/p1 has the same value
+            todo.sqlite: 1 problem found
+
+            """)
+        #expect(run.status == 1)
+    }
+
+    /// A row whose `_entity` names no concrete entity is invisible to fetches; check names it,
+    /// and the references to it dangle.
+    @Test func sqliteUnknownEntityRow() throws {
+        let workspace = try Workspace.moody("sqlite")
+        try Self.execute(#"UPDATE "GeographicRegion" SET "_entity" = 'Planet' WHERE "_pk" = 10"#, in: workspace.file("moody.sqlite"))
+        let run = try workspace.run("check", "--format", "json", "moody.sqlite")
+        #expect(run.status == 1)
+        let problems = try JSONDecoder().decode([StoreProblem].self, from: Data(run.stdout.utf8))
+        #expect(problems == [
+            StoreProblem(.wrongEntity, entity: "Continent", primaryKey: 1, property: "countries", message: "refers to Planet/p10, which is not a Country"),
+            StoreProblem(
+                .unknownEntity, entity: "GeographicRegion", primaryKey: 10,
+                message: #"the row's _entity is "Planet", which is not a concrete entity of the 'GeographicRegion' hierarchy (Country, Continent); fetches skip the row"#),
+            StoreProblem(.danglingReference, entity: "Mood", primaryKey: 1, property: "country", message: "refers to Country/p10, which does not exist"),
+        ])
+    }
+
+    /// Damage only SQLite itself can see: an index whose entries no longer match its
+    /// definition (its SQL rewritten behind SQLite's back).
+    @Test func sqliteIntegrityCheck() throws {
+        let workspace = try Workspace.todo("sqlite")
+        let url = workspace.file("todo.sqlite")
+        try Self.execute(#"CREATE INDEX "damaged" ON "Tag" ("name")"#, in: url)
+        try Self.execute("""
+            PRAGMA writable_schema = ON;
+            UPDATE "sqlite_master" SET "sql" = 'CREATE INDEX "damaged" ON "Tag" ("_version")' WHERE "name" = 'damaged';
+            PRAGMA writable_schema = OFF;
+            """, in: url)
+        let run = try workspace.run("check", "--format", "json", "todo.sqlite")
+        #expect(run.status == 1)
+        let problems = try JSONDecoder().decode([StoreProblem].self, from: Data(run.stdout.utf8))
+        #expect(!problems.isEmpty)
+        #expect(problems.allSatisfy { $0.code == .fileIntegrity && $0.message.hasPrefix("SQLite's integrity_check: ") && $0.message.contains("damaged") }, "\(problems)")
+    }
+
+    /// A value out of its type's range: a problem of the object's entity, whether the reader
+    /// refuses it or hands it over.
+    @Test func sqliteValueOutOfRange() throws {
+        let workspace = try Workspace.todo("sqlite")
+        try Self.execute(#"UPDATE "Todo" SET "priority" = 100000 WHERE "_pk" = 1"#, in: workspace.file("todo.sqlite"))
+        let run = try workspace.run("check", "--format", "json", "todo.sqlite")
+        #expect(run.status == 1)
+        let problems = try JSONDecoder().decode([StoreProblem].self, from: Data(run.stdout.utf8))
+        #expect(problems.count == 1)
+        #expect(problems.first?.entity == "Todo")
+        #expect(problems.first.map { [.wrongType, .unreadableContents].contains($0.code) } == true)
+        #expect(problems.first?.message.contains("100000") == true, "\(problems)")
+    }
+
+    // MARK: - XML, problems planted by editing the text
+
+    static let xmlProblems: [(from: String, to: String, line: String)] = [
+        (#"<keySequence entity="Todo">10<"#, #"<keySequence entity="Todo">6<"#,
+         "todo.xml: Todo/p10: primary key 10 is above the key counter of the 'Todo' hierarchy (6): a new object could be given the same key"),
+        (#"idrefs="p2 p6 p10""#, #"idrefs="p2 p6""#,
+         "todo.xml: Todo/p10.tags: lists Tag/p2, but Tag/p2.todos does not lead back to Todo/p10"),
+        (#"<attribute name="name" type="string">work<"#, #"<attribute name="name" type="string">home<"#,
+         "todo.xml: Tag/p2.name: 'name' must be unique, and Tag/p1 has the same value"),
+        (#"<attribute name="title" type="string">Fix bike</attribute>"#, "",
+         "todo.xml: Todo/p5.title: the attribute is required but has no value"),
+    ]
+
+    @Test(arguments: xmlProblems)
+    func xmlProblem(_ from: String, _ to: String, _ line: String) throws {
+        let workspace = try Workspace.todo("xml")
+        let text = try #require(workspace.text("todo.xml"))
+        try #require(text.components(separatedBy: from).count == 2, "the fixture has no single \(from)")
+        try workspace.write("todo.xml", text.replacingOccurrences(of: from, with: to))
+        let run = try workspace.run("check", "todo.xml")
+        #expect(run.stdout == line + "\ntodo.xml: 1 problem found\n")
+        #expect(run.status == 1)
+    }
+
+    /// A reference to an object no longer in the file (the `Entity.pN` form) dangles, and the
+    /// other side no longer agrees.
+    @Test func xmlDanglingReference() throws {
+        let workspace = try Workspace.todo("xml")
+        let text = try #require(workspace.text("todo.xml"))
+        let from = #"destination="Location" idrefs="p1"></relationship>"#
+        try #require(text.components(separatedBy: from).count == 3)
+        // Todo p2 is made to refer to Location.p9, an object the file does not hold.
+        var lines = text.components(separatedBy: "\n")
+        let index = try #require(lines.firstIndex { $0.contains(#"<object type="Todo" id="p2">"#) })
+        let relationship = try #require(lines[index...].firstIndex { $0.contains(from) })
+        lines[relationship] = lines[relationship].replacingOccurrences(of: #"idrefs="p1""#, with: #"idrefs="Location.p9""#)
+        try workspace.write("todo.xml", lines.joined(separator: "\n"))
+        let run = try workspace.run("check", "todo.xml")
+        #expect(run.stdout == """
+            todo.xml: Location/p1.todos: lists Todo/p2, but Todo/p2.location does not lead back to Location/p1
+            todo.xml: Todo/p2.location: refers to Location/p9, which does not exist
+            todo.xml: 2 problems found
+
+            """)
+        #expect(run.status == 1)
+    }
+
+    /// Contents the reader refuses (a value that is not an int16) are one problem, exit 1.
+    @Test func xmlUndecodableValue() throws {
+        let workspace = try Workspace.todo("xml")
+        let text = try #require(workspace.text("todo.xml"))
+        let from = #"<attribute name="priority" type="int16">5</attribute>"#
+        try #require(text.components(separatedBy: from).count == 2)
+        try workspace.write("todo.xml", text.replacingOccurrences(of: from, with: #"<attribute name="priority" type="int16">lots</attribute>"#))
+        let run = try workspace.run("check", "--format", "json", "todo.xml")
+        #expect(run.status == 1)
+        let problems = try JSONDecoder().decode([StoreProblem].self, from: Data(run.stdout.utf8))
+        #expect(problems.map(\.code) == [.unreadableContents])
+        #expect(problems.first?.message.hasPrefix("the store's reader refused the contents: line ") == true, "\(problems)")
+        #expect(problems.first?.message.contains("lots") == true, "\(problems)")
+    }
+
+    // MARK: - Binary, contents built through the library
+
+    @Test func binaryDanglingReference() throws {
+        let workspace = try Workspace.todo("plist")
+        let url = workspace.file("todo.plist")
+        let format = BinaryPlistStoreFormat()
+        var contents = try format.read(from: url)
+        let todo = try #require(contents.records["Todo"]?.keys.first { $0.primaryKey == 1 })
+        let location = ObjectID(entityName: "Location", storeIdentifier: todo.storeIdentifier ?? "", primaryKey: 9)
+        contents.records["Todo"]?[todo]?.toOne["location"] = location
+        try FileManager.default.removeItem(at: url)
+        try format.write(contents, to: url)
+        let run = try workspace.run("check", "todo.plist")
+        #expect(run.stdout == """
+            todo.plist: Location/p2.todos: lists Todo/p1, but Todo/p1.location does not lead back to Location/p2
+            todo.plist: Todo/p1.location: refers to Location/p9, which does not exist
+            todo.plist: 2 problems found
+
+            """)
+        #expect(run.status == 1)
+
+        let json = try workspace.run("check", "--format", "json", "todo.plist")
+        try Golden.expect(json.stdout, matches: "check-dangling.json")
+        #expect(json.status == 1)
+    }
+
+    // MARK: - Files that cannot be checked
+
+    @Test(arguments: storeExtensions)
+    func garbage(_ ext: String) throws {
+        let workspace = try Workspace(["junk.\(ext)": "this is not a store\n"])
+        let run = try workspace.run("check", "junk.\(ext)")
+        #expect(run.stdout == "")
+        #expect(run.stderr.hasPrefix("strata: error: cannot check 'junk.\(ext)': "), "\(run.stderr)")
+        #expect(run.status == 2)
+    }
+
+    @Test func missingFile() throws {
+        let workspace = try Workspace()
+        let run = try workspace.run("check", "nothing.sqlite")
+        #expect(run.stderr == "strata: error: cannot check 'nothing.sqlite': no store at 'nothing.sqlite'\n")
+        #expect(run.status == 2)
+    }
+
+    /// A truncated binary store has lost its trailer, and with it the metadata: exit 2.
+    @Test func truncatedBinary() throws {
+        let workspace = try Workspace.todo("plist")
+        let data = try #require(workspace.contents("todo.plist"))
+        try data.prefix(data.count / 2).write(to: workspace.file("todo.plist"))
+        let run = try workspace.run("check", "todo.plist")
+        #expect(run.stdout == "")
+        #expect(run.stderr.hasPrefix("strata: error: cannot check 'todo.plist': "), "\(run.stderr)")
+        #expect(run.status == 2)
+    }
+
+    // MARK: - Helpers
+
+    /// Runs SQL on a store file through a connection of its own, closed before returning.
+    static func execute(_ sql: String, in url: URL) throws {
+        let database = try Database(path: url.path, mode: .init(readOnly: false, create: false))
+        try database.execute(sql)
+    }
+
+    static func query(_ sql: String, in url: URL) throws -> [String] {
+        let database = try Database(path: url.path, mode: .init(readOnly: false, create: false))
+        return try database.rows(sql) { $0.text(0) }
+    }
+}
