@@ -12,6 +12,7 @@ extension SQLiteStore {
     /// the save is redone with the constrained values cleared first.)
     public func save(_ changes: StoreChangeset) throws(StrataError) -> [ObjectID: Int64] {
         guard !changes.isEmpty else { return [:] }
+        try checkWritable()
         return try pool.write { (database) throws(StrataError) -> [ObjectID: Int64] in
             database.clearLastError()
             do throws(StrataError) {

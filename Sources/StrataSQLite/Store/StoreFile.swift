@@ -16,8 +16,16 @@ enum StoreFile {
 
     typealias Key = StoreMetadata.Key
 
+    /// What the first 100 bytes of a database say.
+    struct Header {
+        /// Whether the database is in WAL mode (read and write versions 2, file format §1.3.3):
+        /// reading it needs the `-wal` and `-shm` files beside it.
+        var isWAL: Bool
+    }
+
     /// Checks the file's header and size: a SQLite database, not cut short.
-    static func checkHeader(_ url: URL) throws(StrataError) {
+    @discardableResult
+    static func checkHeader(_ url: URL) throws(StrataError) -> Header {
         let path = url.path
         let bytes: Data
         let size: Int
@@ -47,29 +55,59 @@ enum StoreFile {
         if changeCounter.elementsEqual(validFor), pageSize >= 512, pageCount > 0, size < pageSize * pageCount {
             throw StrataError(.corruptStore, "the SQLite database is truncated: its header says \(pageCount) pages of \(pageSize) bytes (\(pageSize * pageCount) bytes), but the file has only \(size) bytes. Restore it from a backup", file: path)
         }
+        return Header(isWAL: b[18] == 2 || b[19] == 2)
     }
 
-    /// Opens the file read-only, checks it is a Strata store, and reads its metadata.
-    static func readMetadata(_ url: URL) throws(StrataError) -> StoreMetadata {
-        try checkHeader(url)
-        // Reading a WAL database creates -wal and -shm files even read-only; a refused or merely
-        // inspected store must be left as it was, so remove the ones this read made (an empty
-        // log holds nothing; the index is rebuilt by the next connection).
+    /// Creates a new store at `url` unless a file is there already (then another process has
+    /// just created it, and the caller opens that one).
+    ///
+    /// The database is made whole in a temporary file beside `url` — tables, metadata, WAL mode —
+    /// and closed, then linked under its name, which fails when the name is taken: the name never
+    /// shows an empty or half-made database, and of two processes creating one store, one
+    /// creates it and the other opens it. Only the temporary file, which no other process knows
+    /// of, is ever removed.
+    static func create(_ url: URL, layout: StoreLayout, metadata: StoreMetadata) throws(StrataError) {
         let path = url.path
-        let made = ["-wal", "-shm"].filter { !FileManager.default.fileExists(atPath: path + $0) }
-        defer {
-            let wal = path + "-wal"
-            let walIsEmpty = ((try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? NSNumber)?.intValue ?? 0) == 0
-            if walIsEmpty {
-                for suffix in made { try? FileManager.default.removeItem(atPath: path + suffix) }
-            }
+        // A log without its database belongs to one that was deleted or moved; a new database
+        // would take its transactions in. (The log is looked at before the database: a process
+        // creating the store now links the database before its log exists.)
+        if let wal = FileAccess.size(path + "-wal"), wal > 0, !FileManager.default.fileExists(atPath: path) {
+            throw StrataError(.storeIO, "there is no store here, but a write-ahead log '\(url.lastPathComponent)-wal' of a database that was deleted or moved is: put the database back, or remove '\(url.lastPathComponent)-wal' and '\(url.lastPathComponent)-shm'", file: path)
         }
-        return try readMetadataOnce(url)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).creating").path
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+        }
+        do {
+            let database = try Database(path: temporary, mode: .init(readOnly: false, create: true))
+            try SQLiteStore.configure(database)
+            try SQLiteStore.create(layout, metadata, database)
+        } catch {
+            var located = error
+            located.file = path
+            throw located
+        }
+        // The connection is closed: the log is folded into the file and removed with its index.
+        if link(temporary, path) == 0 || errno == EEXIST { return }
+        let failure = errno
+        // File systems without hard links: renaming is the fallback; it would replace a file
+        // created in the instant between the check and the rename, so it is checked just before.
+        if failure == EPERM || failure == ENOTSUP || failure == EOPNOTSUPP || failure == EMLINK {
+            if FileManager.default.fileExists(atPath: path) || rename(temporary, path) == 0 { return }
+        }
+        throw StrataError(.storeIO, "cannot create the store: \(String(cString: strerror(errno)))", file: path)
     }
 
-    /// Opens, reads and closes (the connection is closed when this returns).
-    private static func readMetadataOnce(_ url: URL) throws(StrataError) -> StoreMetadata {
-        let database = try Database(path: url.path, mode: .init(readOnly: true, create: false))
+    /// Opens the file for reading, checks it is a Strata store, and reads its metadata. No
+    /// data is written; the connection is closed when this returns.
+    ///
+    /// No file is ever removed here: a `-wal` beside the database may hold another
+    /// connection's committed transactions. A connection that may write the file closes as
+    /// SQLite's own last connection does, folding the log back and removing `-wal` and `-shm`
+    /// only when no other connection has the database open (https://sqlite.org/wal.html).
+    static func readMetadata(_ url: URL) throws(StrataError) -> StoreMetadata {
+        let access = try FileAccess(url, readOnly: true)
+        let database = try access.open()
         return try readMetadata(database)
     }
 
