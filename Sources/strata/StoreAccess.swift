@@ -48,7 +48,9 @@ enum StoreAccess {
         return coordinator
     }
 
-    /// Removes a store file and the files SQLite keeps beside it.
+    /// Removes a store file and the files SQLite keeps beside it. Only for a file no other process
+    /// can have opened (a temporary file of this process): removing a database's `-wal` while
+    /// another connection uses it loses that connection's committed transactions.
     static func removeStoreFiles(at path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: path + suffix)

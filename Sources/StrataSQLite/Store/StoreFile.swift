@@ -88,14 +88,8 @@ enum StoreFile {
             throw located
         }
         // The connection is closed: the log is folded into the file and removed with its index.
-        if link(temporary, path) == 0 || errno == EEXIST { return }
-        let failure = errno
-        // File systems without hard links: renaming is the fallback; it would replace a file
-        // created in the instant between the check and the rename, so it is checked just before.
-        if failure == EPERM || failure == ENOTSUP || failure == EOPNOTSUPP || failure == EMLINK {
-            if FileManager.default.fileExists(atPath: path) || rename(temporary, path) == 0 { return }
-        }
-        throw StrataError(.storeIO, "cannot create the store: \(String(cString: strerror(errno)))", file: path)
+        // When the name is taken, another process has just created the store: it is opened.
+        _ = try FileSync.link(URL(fileURLWithPath: temporary), asNew: url)
     }
 
     /// Opens the file for reading, checks it is a Strata store, and reads its metadata. No
