@@ -193,8 +193,12 @@ extension SQLiteStore {
             for (record, target) in updates { try writeToMany(record, target, inserted: false, saved, database) }
         }
 
+        // Inside the transaction: every key a row has is at most its hierarchy's key counter,
+        // whoever chose the key (explicit keys of `load` included), even without a counter row.
         for (root, key) in highestKeys {
-            try database.run("UPDATE \"strata_keys\" SET \"last\" = max(\"last\", ?1) WHERE \"entity\" = ?2", [.integer(key), .text(root)])
+            try database.run(
+                "INSERT INTO \"strata_keys\" (\"entity\", \"last\") VALUES (?2, ?1) ON CONFLICT (\"entity\") DO UPDATE SET \"last\" = max(\"last\", excluded.\"last\")",
+                [.integer(key), .text(root)])
         }
         return versions
     }
