@@ -129,6 +129,11 @@ enum StoreFile {
             }
             return value
         }
+        let storeType = try required(Key.storeType)
+        guard storeType == StoreType.sqlite.rawValue else {
+            throw StrataError(.corruptStore, "the Strata metadata gives the store type as \(ValueCodec.shown(storeType)), but the file is a SQLite store ('sqlite'); the store is damaged", file: database.path)
+        }
+        try checkLayoutVersion(try required(Key.layoutVersion), file: database.path)
         let hashesJSON = try required(Key.entityVersionHashes)
         guard let object = try? JSONSerialization.jsonObject(with: Data(hashesJSON.utf8)), let hashes = object as? [String: String] else {
             throw StrataError(.corruptStore, "the Strata metadata's entityVersionHashes is not a JSON object of strings; the store is damaged", file: database.path)
@@ -138,9 +143,23 @@ enum StoreFile {
             custom[String(key.dropFirst(Key.customPrefix.count))] = value
         }
         return StoreMetadata(
-            storeIdentifier: try required(Key.storeIdentifier), storeType: StoreType(rawValue: try required(Key.storeType)),
+            storeIdentifier: try required(Key.storeIdentifier), storeType: .sqlite,
             modelName: try required(Key.modelName), modelVersionHash: try required(Key.modelVersionHash),
             entityVersionHashes: hashes, schemaJSON: try required(Key.schema), custom: custom)
+    }
+
+    /// The layout versions this version of Strata reads: the first one (stores are upgraded from
+    /// it when opened for writing) and the current one.
+    static let readableLayoutVersions: Set<String> = ["1", layoutVersion]
+
+    /// Refuses a layout this version of Strata cannot read: a newer one, or one that is no
+    /// layout version at all.
+    static func checkLayoutVersion(_ version: String, file: String) throws(StrataError) {
+        guard !readableLayoutVersions.contains(version) else { return }
+        if let number = Int(version), let current = Int(layoutVersion), number > current {
+            throw StrataError(.storeIO, "the store was written by a newer Strata (layout version \(number); this Strata reads layout versions up to \(current)); open it with a newer Strata", file: file)
+        }
+        throw StrataError(.corruptStore, "the Strata metadata's layoutVersion is \(ValueCodec.shown(version)), which no Strata writes; the store is damaged", file: file)
     }
 
     /// The rows of `strata_metadata` for `metadata`.
