@@ -52,7 +52,7 @@ struct FileAccess {
             throw StrataError(.storeIO, "the store cannot be read here: its write-ahead log '\(path)-wal' holds transactions that are not in the file yet, and SQLite cannot create the '-shm' index it needs to read the log in this read-only directory. Open the store once where its directory is writable, so that the log is folded into the file", file: path)
         }
         guard Self.nobodyCanWrite(path, directory: directory) else {
-            throw StrataError(.storeIO, "the store cannot be read safely here: SQLite cannot create its '-wal' and '-shm' files in this directory, and the file is writable, so another process could change it while it is read. Make the file read-only (chmod a-w) to read it as an immutable file, or make the directory writable", file: path)
+            throw StrataError(.storeIO, "the store cannot be opened here: SQLite cannot create its '-wal' and '-shm' files in this directory, so this process cannot write the store, nor read it safely, since the file is writable and another process could change it meanwhile. Make the directory writable, or make the file read-only (chmod a-w) to read it as an immutable file", file: path)
         }
         mode = .immutable
     }
