@@ -113,6 +113,18 @@ struct ReadOnlyStoreTests {
         #expect(refused.stdout == "")
     }
 
+    @Test(.enabled(if: canDropPrivileges)) func aWritableFileWhoseLogCannotBeMadeIsRefused() throws {
+        let workspace = try Workspace(["people.json": #"{"objects": {"Person": [{"@id": 1, "firstName": "A", "lastName": "B"}]}}"#], schemas: ["People"])
+        try workspace.load("people.sqlite", schema: "People.json", data: [("people.json", #"{"objects": {"Person": [{"@id": 1, "firstName": "A", "lastName": "B"}]}}"#)])
+        let before = try workspace.listing()
+        // The directory is writable by its owner only, the file too: the owner could write the
+        // store while another user reads it without the -shm that would tell.
+        let run = try Self.runAsNobody(workspace, "inspect", "people.sqlite")
+        #expect(run.status == 2)
+        #expect(run.stderr == "strata: error: \(workspace.file("people.sqlite").path): the store cannot be opened here: SQLite cannot create its '-wal' and '-shm' files in this directory, so this process cannot write the store, nor read it safely, since the file is writable and another process could change it meanwhile. Make the directory writable, or make the file read-only (chmod a-w) to read it as an immutable file\n")
+        #expect(try workspace.listing() == before)
+    }
+
     @Test func theReadOnlyOptionRefusesWrites() throws {
         let workspace = try Workspace(schemas: ["People"])
         let url = workspace.file("people.sqlite")
