@@ -94,9 +94,7 @@ public final class SQLiteStore: PersistentStore {
             }
             self.access = access
             isReadOnly = !access.canWrite
-            capabilities = isReadOnly
-                ? [.incrementalFetching, .concurrentReaders, .persistent]
-                : [.incrementalFetching, .concurrentReaders, .engineUniqueness, .persistent]
+            capabilities = [.incrementalFetching, .concurrentReaders, .engineUniqueness, .persistent]
         } else {
             metadata = StoreMetadata(newStoreOf: .sqlite, schema: schema, identifier: UUID().uuidString)
             writer = try Database(path: ":memory:", mode: .init(readOnly: false, create: true))
