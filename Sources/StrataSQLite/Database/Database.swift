@@ -27,8 +27,9 @@ final class Database {
     }
 
     /// How long a connection waits for another connection's lock before it reports
-    /// `SQLITE_BUSY` (https://sqlite.org/c3ref/busy_timeout.html).
-    static let busyTimeout: Int32 = 5_000
+    /// `SQLITE_BUSY` (https://sqlite.org/c3ref/busy_timeout.html), in milliseconds: long enough
+    /// for another process's large save to finish (readers of a WAL database never wait for it).
+    static let busyTimeout: Int32 = 30_000
 
     /// Opens a connection. Strata's SQL functions and collations are registered on it.
     init(path: String, mode: OpenMode) throws(StrataError) {
@@ -180,11 +181,11 @@ final class Database {
     }
 
     /// Runs `body` again while it fails because another connection holds a lock it needs
-    /// (`SQLITE_BUSY`, `SQLITE_LOCKED`), for up to twice the busy timeout. For the few steps
+    /// (`SQLITE_BUSY`, `SQLITE_LOCKED`), for up to the busy timeout. For the few steps
     /// whose lock SQLite does not wait for through the busy handler: the switch to WAL, which
     /// needs an exclusive lock (https://sqlite.org/pragma.html#pragma_journal_mode).
     func retryingWhileBusy<T>(_ body: () throws(StrataError) -> T) throws(StrataError) -> T {
-        let deadline = ContinuousClock.now + .milliseconds(Int(Self.busyTimeout) * 2)
+        let deadline = ContinuousClock.now + .milliseconds(Int(Self.busyTimeout))
         while true {
             clearLastError()
             do {
