@@ -58,7 +58,7 @@ struct ConcurrentUseTests {
         done.set()
         for reader in readers { reader.wait() }
         #expect(try Self.count(workspace, "people.sqlite") == loads * batch)
-        let integrity = Process.sqlite3(workspace.file("people.sqlite").path, "PRAGMA integrity_check")
+        let integrity = Process.runSQLiteShell(workspace.file("people.sqlite").path, "PRAGMA integrity_check")
         #expect(integrity == nil || integrity == "ok\n")
     }
 
@@ -86,7 +86,7 @@ struct ConcurrentUseTests {
 }
 
 /// A flag one thread sets and others read.
-final class Flag: @unchecked Sendable {
+private final class Flag: @unchecked Sendable {
     // Safe: every access holds `lock`.
     private let lock = NSLock()
     private var value = false
@@ -97,7 +97,7 @@ final class Flag: @unchecked Sendable {
 }
 
 /// A value one thread writes and another reads after joining it.
-final class SharedValue<Value>: @unchecked Sendable {
+private final class SharedValue<Value>: @unchecked Sendable {
     // Safe: every access holds `lock`.
     private let lock = NSLock()
     private var value: Value
@@ -111,7 +111,7 @@ final class SharedValue<Value>: @unchecked Sendable {
 
 extension Process {
     /// Runs the `sqlite3` shell on `path` with `sql`; its output, or nil when there is no shell.
-    static func sqlite3(_ path: String, _ sql: String) -> String? {
+    static func runSQLiteShell(_ path: String, _ sql: String) -> String? {
         let shell = "/usr/bin/sqlite3"
         guard FileManager.default.isExecutableFile(atPath: shell) else { return nil }
         let process = Process()

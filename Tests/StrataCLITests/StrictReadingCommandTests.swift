@@ -12,7 +12,7 @@ struct StrictReadingCommandTests {
         try workspace.load("people.sqlite", schema: "People.json", data: [
             ("people.json", #"{"objects": {"Person": [{"@id": 1, "firstName": "Ada", "lastName": "L"}, {"@id": 2, "firstName": "Bo", "lastName": "M"}]}}"#),
         ])
-        let edit = Process.sqlite3(workspace.file("people.sqlite").path, "UPDATE Person SET lastName = CAST(x'4C0AFF' AS TEXT) WHERE _pk = 2")
+        let edit = Process.runSQLiteShell(workspace.file("people.sqlite").path, "UPDATE Person SET lastName = CAST(x'4C0AFF' AS TEXT) WHERE _pk = 2")
         #expect(edit == "")
         let expected = "strata: error: \(workspace.file("people.sqlite").path): table \"Person\", row _pk = 2, column \"lastName\": the text \"L\\n\u{FFFD}\" is not a text in UTF-8. The store is damaged; restore it from a backup, or correct the value with the sqlite3 shell\n"
         for arguments in [["dump", "people.sqlite"], ["query", "people.sqlite", "Person", "--where", "lastName != 'x'"]] {
