@@ -53,25 +53,40 @@ struct LoadCommand: ParsableCommand {
                 }
                 inputs.append((file, data))
             }
-            // Opening a missing store creates it; a load that fails must not leave it behind.
-            let existed = FileManager.default.fileExists(atPath: store)
-            let counts: [String: Int]
-            do {
-                counts = try load(inputs, schema: schema)
-            } catch {
-                if !existed { StoreAccess.removeStoreFiles(at: store) }
-                throw error
-            }
+            let counts = try loadCreatingTheStoreWhole(inputs, schema: schema)
             let total = counts.values.reduce(0, +)
             let detail = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             Console.print("loaded \(total) object\(total == 1 ? "" : "s") into \(store)\(detail.isEmpty ? "" : ": \(detail)")")
         }
     }
 
-    /// Opens or creates the store and loads `inputs` in one save. The store is closed when this
-    /// returns, so that a new one can be removed after a failure.
-    private func load(_ inputs: [(String, Data)], schema: Schema) throws -> [String: Int] {
-        let coordinator = try StoreAccess.openOrCreate(store, type: type, schema: schema)
+    /// Loads `inputs` into the store. A store that does not exist yet is made in a temporary file
+    /// beside it and linked under its name once the load has succeeded: a failed load leaves
+    /// nothing behind, and no file another process may have opened is ever removed. When another
+    /// process creates the store in the meantime, the load goes into that one.
+    private func loadCreatingTheStoreWhole(_ inputs: [(String, Data)], schema: Schema) throws -> [String: Int] {
+        let storeType = try StoreAccess.type(of: store, given: type)
+        guard storeType != .inMemory, !FileManager.default.fileExists(atPath: store) else {
+            return try load(inputs, schema: schema, into: store, type: storeType)
+        }
+        let url = URL(fileURLWithPath: store)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).loading")
+        defer { StoreAccess.removeStoreFiles(at: temporary.path) }
+        let counts: [String: Int]
+        do {
+            counts = try load(inputs, schema: schema, into: temporary.path, type: storeType)
+        } catch var error as StrataError {
+            if error.file == temporary.path { error.file = store }
+            throw error
+        }
+        if try FileSync.link(temporary, asNew: url) { return counts }
+        return try load(inputs, schema: schema, into: store, type: storeType)
+    }
+
+    /// Opens or creates the store at `path` and loads `inputs` in one save. The store is closed
+    /// when this returns.
+    private func load(_ inputs: [(String, Data)], schema: Schema, into path: String, type storeType: StoreType) throws -> [String: Int] {
+        let coordinator = try StoreAccess.openOrCreate(path, type: storeType.rawValue, schema: schema)
         let context = ManagedObjectContext(coordinator: coordinator)
         let importer = DataImporter(context: context)
         for (file, data) in inputs { importer.add(data, file: file) }

@@ -27,7 +27,9 @@ enum StoreAccess {
     }
 
     /// Opens an existing store with the model it was written with (no schema needed).
-    static func openExisting(_ path: String, type given: String?) throws -> PersistentStoreCoordinator {
+    /// - Parameter readOnly: for commands that only read: the store is opened for reading (a
+    ///   SQLite store then reads a read-only file or directory, and writes nothing).
+    static func openExisting(_ path: String, type given: String?, readOnly: Bool = false) throws -> PersistentStoreCoordinator {
         let url = URL(fileURLWithPath: path)
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CLIError.unreadable("no store at '\(path)'")
@@ -35,7 +37,8 @@ enum StoreAccess {
         let type = try type(of: path, given: given)
         let metadata = try PersistentStoreCoordinator.metadataForStore(at: url, type: type, storeTypes: registry)
         let coordinator = PersistentStoreCoordinator(schema: try metadata.schema(), storeTypes: registry)
-        try coordinator.addStore(StoreDescription(type: type, url: url))
+        let options = readOnly ? [SQLiteStore.readOnlyOption: "true"] : [:]
+        try coordinator.addStore(StoreDescription(type: type, url: url, options: options))
         return coordinator
     }
 
@@ -57,7 +60,9 @@ enum StoreAccess {
         throw CLIError.unreadable("\(role) '\(Echo.value(output))' is the store '\(Echo.value(store))' (or one of its files); no command writes over one of its inputs; choose another file")
     }
 
-    /// Removes a store file and the files SQLite keeps beside it.
+    /// Removes a store file and the files SQLite keeps beside it. Only for a file no other process
+    /// can have opened (a temporary file of this process): removing a database's `-wal` while
+    /// another connection uses it loses that connection's committed transactions.
     static func removeStoreFiles(at path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: path + suffix)

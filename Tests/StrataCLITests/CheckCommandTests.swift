@@ -82,7 +82,7 @@ struct CheckCommandTests {
     }
 
     /// A row whose `_entity` names no concrete entity is invisible to fetches; check names it,
-    /// and the references to it dangle.
+    /// the to-many that lists it cannot be read, and the to-one that refers to it dangles.
     @Test func sqliteUnknownEntityRow() throws {
         let workspace = try Workspace.moody("sqlite")
         try Self.execute(#"UPDATE "GeographicRegion" SET "_entity" = 'Planet' WHERE "_pk" = 10"#, in: workspace.file("moody.sqlite"))
@@ -90,7 +90,9 @@ struct CheckCommandTests {
         #expect(run.status == 1)
         let problems = try JSONDecoder().decode([StoreProblem].self, from: Data(run.stdout.utf8))
         #expect(problems == [
-            StoreProblem(.wrongEntity, entity: "Continent", primaryKey: 1, property: "countries", message: "refers to Planet/p10, which is not a Country"),
+            StoreProblem(
+                .unreadableContents, entity: "Continent", primaryKey: 1, property: "countries",
+                message: #"cannot be read: table "GeographicRegion", row _pk = 10, column "_entity": the text "Planet" is not the name of an entity of the GeographicRegion hierarchy (GeographicRegion, Country, Continent). The store is damaged; restore it from a backup, or correct the value with the sqlite3 shell"#),
             StoreProblem(
                 .unknownEntity, entity: "GeographicRegion", primaryKey: 10,
                 message: #"the row's _entity is "Planet", which is not a concrete entity of the 'GeographicRegion' hierarchy (Country, Continent); fetches skip the row"#),

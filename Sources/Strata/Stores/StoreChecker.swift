@@ -53,13 +53,19 @@ public enum StoreChecker {
         var problems: [StoreProblem] = []
         // References are looked up by entity and key, so that a store identifier never decides.
         var keys: [String: Set<Int64>] = [:]
+        for id in input.unreadableObjects {
+            if let key = id.primaryKey { keys[id.entityName, default: []].insert(key) }
+        }
+        // Sides whose members are unknown (the object or the relationship could not be read).
+        var unknown = Set(input.unreadableObjects.map { Side(entity: $0.entityName, key: $0.primaryKey ?? 0, relationship: nil) })
         // Every link, so that an inverse is checked with one lookup however many members
         // the other side has.
         var links = Set<Link>()
         for (entityName, records) in input.records {
-            keys[entityName] = Set(records.keys.compactMap(\.primaryKey))
+            keys[entityName, default: []].formUnion(records.keys.compactMap(\.primaryKey))
             for record in records.values {
                 guard let key = record.objectID.primaryKey else { continue }
+                for name in record.lazyToMany { unknown.insert(Side(entity: entityName, key: key, relationship: name)) }
                 for (name, member) in record.toOne {
                     links.insert(Link(entity: entityName, key: key, relationship: name, member: member))
                 }
@@ -72,7 +78,7 @@ public enum StoreChecker {
         for entity in schema.entities {
             families[entity.name] = Set(schema.entityAndDescendants(of: entity.name).filter { !$0.isAbstract }.map(\.name))
         }
-        let graph = Graph(keys: keys, links: links, families: families)
+        let graph = Graph(keys: keys, links: links, unknown: unknown, families: families)
 
         for entityName in input.records.keys.sorted() {
             guard let entity = schema.entity(named: entityName), !entity.isAbstract else {
@@ -93,7 +99,7 @@ public enum StoreChecker {
                     problem(.keyAboveCounter, nil, "primary key \(key) is above the key counter of the '\(entity.rootName)' hierarchy (\(counter)): a new object could be given the same key")
                 }
                 checkAttributes(of: record, entity, problem)
-                for relationship in entity.relationships {
+                for relationship in entity.relationships where !record.lazyToMany.contains(relationship.name) {
                     let members = relationship.isToMany ? (record.toMany[relationship.name] ?? []) : (record.toOne[relationship.name].map { [$0] } ?? [])
                     checkRelationship(relationship, of: record, members: members, schema: schema, graph: graph, problem)
                 }
@@ -170,6 +176,10 @@ public enum StoreChecker {
             guard let inverseName = relationship.inverse,
                   schema.entity(named: member.entityName)?.relationship(named: inverseName) != nil else { continue }
             let own = record.objectID
+            if graph.unknown.contains(Side(entity: member.entityName, key: key, relationship: nil))
+                || graph.unknown.contains(Side(entity: member.entityName, key: key, relationship: inverseName)) {
+                continue
+            }
             if !graph.links.contains(Link(entity: member.entityName, key: key, relationship: inverseName, member: own)) {
                 let ownText = "\(own.entityName)/p\(own.primaryKey.map(String.init) ?? "?")"
                 problem(.inverseMismatch, name, "lists \(text), but \(text).\(inverseName) does not lead back to \(ownText)")
@@ -214,6 +224,14 @@ public enum StoreChecker {
     struct Graph {
         var keys: [String: Set<Int64>]
         var links: Set<Link>
+        /// Objects (relationship nil) and relationships whose members could not be read.
+        var unknown: Set<Side>
         var families: [String: Set<String>]
+    }
+
+    struct Side: Hashable {
+        var entity: String
+        var key: Int64
+        var relationship: String?
     }
 }

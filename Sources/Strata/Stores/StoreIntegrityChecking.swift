@@ -10,6 +10,9 @@ public struct StoreCheckInput: Sendable {
     public var keyCounters: [String: Int64]?
     /// Problems already found: what the reader refused, what only the format can see.
     public var problems: [StoreProblem]
+    /// Objects the store holds but could not read (each with its problem): references to them
+    /// are not dangling, and their relationships are not known.
+    public var unreadableObjects: Set<ObjectID> = []
 
     public init(records: [String: [ObjectID: StoreRecord]], keyCounters: [String: Int64]?, problems: [StoreProblem] = []) {
         self.records = records
@@ -23,25 +26,46 @@ public struct StoreCheckInput: Sendable {
     public static func reading(_ store: any PersistentStore, schema: Schema, keyCounters: [String: Int64]? = nil) -> StoreCheckInput {
         var input = StoreCheckInput(records: [:], keyCounters: keyCounters)
         for entity in schema.entities where !entity.isAbstract {
-            let records: [StoreRecord]
+            let request = StoreFetchRequest(entityNames: [entity.name])
+            var records: [StoreRecord]
             do {
-                records = try store.fetch(StoreFetchRequest(entityNames: [entity.name]))
+                records = try store.fetch(request)
             } catch {
-                input.problems.append(StoreProblem(.unreadableContents, entity: entity.name, message: "cannot be read: \(error.message)"))
-                continue
+                // One bad value fails the whole fetch: read the objects one by one, so that only
+                // those that cannot be read are named.
+                let ids: [ObjectID]
+                do {
+                    ids = try store.fetchObjectIDs(request)
+                } catch {
+                    input.problems.append(StoreProblem(.unreadableContents, entity: entity.name, message: "cannot be read: \(error.message)"))
+                    continue
+                }
+                records = []
+                for id in ids {
+                    do {
+                        if let record = try store.records(for: [id])[id] { records.append(record) }
+                    } catch {
+                        input.unreadableObjects.insert(id)
+                        input.problems.append(StoreProblem(
+                            .unreadableContents, entity: entity.name, primaryKey: id.primaryKey, message: "cannot be read: \(error.message)"))
+                    }
+                }
             }
             var byID: [ObjectID: StoreRecord] = [:]
             for var record in records {
+                var unread: Set<String> = []
                 for name in record.lazyToMany.sorted() {
                     do {
                         record.toMany[name] = try store.relatedObjectIDs(of: record.objectID, relationship: name)
                     } catch {
+                        unread.insert(name)
                         input.problems.append(StoreProblem(
                             .unreadableContents, entity: entity.name, primaryKey: record.objectID.primaryKey, property: name,
                             message: "cannot be read: \(error.message)"))
                     }
                 }
-                record.lazyToMany = []
+                // Relationships left lazy are the ones that could not be read.
+                record.lazyToMany = unread
                 byID[record.objectID] = record
             }
             if !byID.isEmpty { input.records[entity.name] = byID }

@@ -21,19 +21,32 @@ final class Database {
     struct OpenMode {
         var readOnly: Bool
         var create: Bool
+        /// Opens the file as `immutable=1` (https://sqlite.org/uri.html#uriimmutable): no locks,
+        /// no `-wal` or `-shm`; only for a file nobody can change while it is open.
+        var immutable = false
     }
+
+    /// How long a connection waits for another connection's lock before it reports
+    /// `SQLITE_BUSY` (https://sqlite.org/c3ref/busy_timeout.html), in milliseconds: long enough
+    /// for another process's large save to finish (readers of a WAL database never wait for it).
+    static let busyTimeout: Int32 = 30_000
 
     /// Opens a connection. Strata's SQL functions and collations are registered on it.
     init(path: String, mode: OpenMode) throws(StrataError) {
         var flags = SQLITE_OPEN_NOMUTEX
-        if mode.readOnly {
+        if mode.readOnly || mode.immutable {
             flags |= SQLITE_OPEN_READONLY
         } else {
             flags |= SQLITE_OPEN_READWRITE
             if mode.create { flags |= SQLITE_OPEN_CREATE }
         }
+        var name = path
+        if mode.immutable {
+            flags |= SQLITE_OPEN_URI
+            name = Self.uri(path) + "?immutable=1"
+        }
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(db)
@@ -42,8 +55,21 @@ final class Database {
         handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
-        sqlite3_busy_timeout(db, 5_000)
+        sqlite3_busy_timeout(db, Self.busyTimeout)
         try SQLFunctions.register(on: self)
+    }
+
+    /// A `file:` URI for a path: the characters a URI gives a meaning to are escaped
+    /// (https://sqlite.org/uri.html#uri_filenames_in_sqlite).
+    static func uri(_ path: String) -> String {
+        var uri = "file:"
+        for character in path.unicodeScalars {
+            switch character {
+            case "%", "?", "#": uri += "%" + String(character.value, radix: 16, uppercase: true)
+            default: uri.unicodeScalars.append(character)
+            }
+        }
+        return uri
     }
 
     deinit {
@@ -154,6 +180,25 @@ final class Database {
         if isInTransaction { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
     }
 
+    /// Runs `body` again while it fails because another connection holds a lock it needs
+    /// (`SQLITE_BUSY`, `SQLITE_LOCKED`), for up to the busy timeout. For the few steps
+    /// whose lock SQLite does not wait for through the busy handler: the switch to WAL, which
+    /// needs an exclusive lock (https://sqlite.org/pragma.html#pragma_journal_mode).
+    func retryingWhileBusy<T>(_ body: () throws(StrataError) -> T) throws(StrataError) -> T {
+        let deadline = ContinuousClock.now + .milliseconds(Int(Self.busyTimeout))
+        while true {
+            clearLastError()
+            do {
+                return try body()
+            } catch {
+                let primary = lastErrorCode & 0xFF
+                guard primary == SQLITE_BUSY || primary == SQLITE_LOCKED, ContinuousClock.now < deadline else { throw error }
+                rollback()
+                usleep(10_000)
+            }
+        }
+    }
+
     // MARK: - Errors
 
     func clearLastError() { lastErrorCode = SQLITE_OK }
@@ -163,6 +208,13 @@ final class Database {
     func error(_ rc: Int32, sql: String?, message: String? = nil) -> StrataError {
         let text = message ?? String(cString: sqlite3_errmsg(handle))
         var description = "SQLite error \(rc) (\(String(cString: sqlite3_errstr(rc)))): \(text)"
+        switch rc & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            description = "the store is busy: another connection held a lock on it for more than \(Self.busyTimeout / 1000) s (\(description)); try again"
+        case SQLITE_READONLY:
+            description = "the store is read-only: \(description)"
+        default: break
+        }
         if let sql { description += "\n  while running: \(sql)" }
         lastErrorCode = rc
         return StrataError(Self.code(for: rc), description, file: path)

@@ -182,6 +182,18 @@ final class Statement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
+    /// The text of a column, or nil when it is not valid UTF-8 (``text(_:)`` would repair it).
+    func validText(_ index: Int32) -> String? {
+        withText(index) { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of a column in place, without making a `String`.
+    func withText<T>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        let bytes = sqlite3_column_text(handle, index)
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return body(UnsafeBufferPointer(start: bytes, count: bytes == nil ? 0 : count))
+    }
+
     func blob(_ index: Int32) -> Data {
         let count = Int(sqlite3_column_bytes(handle, index))
         guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return Data() }

@@ -1,3 +1,4 @@
+internal import CSQLite
 public import Strata
 internal import Synchronization
 
@@ -13,8 +14,8 @@ extension SQLiteStore {
                 var decoder = RecordDecoder(store: self, table: table)
                 var records: [StoreRecord] = []
                 if request.fetchLimit > 0 { records.reserveCapacity(request.fetchLimit) }
-                try database.each(compiled.select, compiled.arguments) { row in
-                    if let record = decoder.decode(row) { records.append(record) }
+                try database.each(compiled.select, compiled.arguments) { (row) throws(StrataError) in
+                    records.append(try decoder.decode(row))
                 }
                 return records
             }
@@ -29,8 +30,8 @@ extension SQLiteStore {
         case .sql(let table, let compiled):
             let identifier = storeIdentifier
             return try pool.read { (database) throws(StrataError) -> [ObjectID] in
-                try database.rows(compiled.select, compiled.arguments) { row in
-                    ObjectID(entityName: table.hasEntityColumn ? row.text(1) : table.name, storeIdentifier: identifier, primaryKey: row.int64(0))
+                try database.rows(compiled.select, compiled.arguments) { (row) throws(StrataError) in
+                    ObjectID(entityName: try entityName(row, table), storeIdentifier: identifier, primaryKey: row.int64(0))
                 }
             }
         }
@@ -107,7 +108,7 @@ extension SQLiteStore {
             }
             candidates += try pool.read { (database) throws(StrataError) -> [StoreRecord] in
                 var decoder = RecordDecoder(store: self, table: table)
-                return try database.rows(compiled.select, compiled.arguments) { decoder.decode($0) }.compactMap { $0 }
+                return try database.rows(compiled.select, compiled.arguments) { (row) throws(StrataError) in try decoder.decode(row) }
             }
         }
         candidates.sort { $0.objectID.primaryKey ?? 0 < $1.objectID.primaryKey ?? 0 }
@@ -167,7 +168,7 @@ extension SQLiteStore {
                     var arguments = batch.map { SQLValue.integer($0) }
                     while arguments.count < size { arguments.append(arguments[arguments.count - 1]) }
                     let sql = "SELECT \(PredicateCompiler.selectList(table, alias: "t")) FROM \(quoted(root)) AS t WHERE t.\"_pk\" IN (\(Array(repeating: "?", count: size).joined(separator: ", ")))"
-                    records += try database.rows(sql, arguments) { decoder.decode($0) }.compactMap { $0 }
+                    records += try database.rows(sql, arguments) { (row) throws(StrataError) in try decoder.decode(row) }
                     start += size
                 }
             }
@@ -186,8 +187,8 @@ extension SQLiteStore {
         else { return [] }
         let sql = Self.membersSQL(storage, table: table)
         return try pool.read { (database) throws(StrataError) -> [ObjectID] in
-            try database.rows(sql, [.integer(key)]) { row in
-                ObjectID(entityName: table.hasEntityColumn ? row.text(1) : table.name, storeIdentifier: storeIdentifier, primaryKey: row.int64(0))
+            try database.rows(sql, [.integer(key)]) { (row) throws(StrataError) in
+                ObjectID(entityName: try entityName(row, table), storeIdentifier: storeIdentifier, primaryKey: row.int64(0))
             }
         }
     }
@@ -210,6 +211,10 @@ extension SQLiteStore {
 
 /// Turns rows of a table (selected with ``PredicateCompiler/selectList(_:alias:)``) into
 /// records, with every to-many relationship left lazy.
+///
+/// Strict: a row whose entity is not of the table's hierarchy, or whose value in a column is not
+/// of the column's type, is an error naming the table, the row and the column, never a record
+/// with something else in its place.
 struct RecordDecoder {
     let store: SQLiteStore
     let table: TableLayout
@@ -221,7 +226,7 @@ struct RecordDecoder {
         if !table.hasEntityColumn { lastEntity = store.layout.entities[table.name] }
     }
 
-    mutating func decode(_ row: Statement) -> StoreRecord? {
+    mutating func decode(_ row: Statement) throws(StrataError) -> StoreRecord {
         let key = row.int64(0)
         let entity: EntityLayout
         if table.hasEntityColumn {
@@ -229,24 +234,46 @@ struct RecordDecoder {
             if let last = lastEntity, last.entity.name == name {
                 entity = last
             } else {
-                guard let found = store.layout.entities[name] else { return nil }
-                entity = found
-                lastEntity = found
+                entity = try store.entityLayout(named: name, in: table, row: row, column: 1)
+                lastEntity = entity
             }
-        } else {
-            guard let found = lastEntity else { return nil }
+        } else if let found = lastEntity {
             entity = found
+        } else {
+            throw store.corruptRow(table, key: key, row: row, column: 0, expected: "a row of an entity this store holds")
         }
-        let version = row.int64(table.hasEntityColumn ? 2 : 1)
+        let versionColumn: Int32 = table.hasEntityColumn ? 2 : 1
+        guard row.type(versionColumn) == SQLITE_INTEGER else {
+            throw store.corruptRow(table, key: key, row: row, column: versionColumn, expected: "a version number (an integer)")
+        }
+        let version = row.int64(versionColumn)
         var values: [AttributeValue?] = []
         values.reserveCapacity(entity.columnsByPosition.count)
         for slot in entity.columnsByPosition {
-            values.append(slot.flatMap { ValueCodec.decode(row, $0.column, as: $0.type) })
+            guard let slot else {
+                values.append(nil)
+                continue
+            }
+            do {
+                values.append(try ValueCodec.decode(row, slot.column, as: slot.type))
+            } catch {
+                throw store.corruptRow(table, key: key, row: row, column: slot.column, expected: error.expected)
+            }
         }
         let attributes = AttributeValues(layout: entity.entity.attributeLayout, values: values)
         var toOne: [String: ObjectID] = [:]
         for relationship in entity.toOnes where !row.isNull(relationship.column) {
-            let name = relationship.entityColumn.map { row.text($0) } ?? relationship.destination
+            guard row.type(relationship.column) == SQLITE_INTEGER else {
+                throw store.corruptRow(table, key: key, row: row, column: relationship.column, expected: "the primary key (an integer) of a \(relationship.destination)")
+            }
+            var name = relationship.destination
+            if let entityColumn = relationship.entityColumn {
+                name = row.text(entityColumn)
+                guard let destination = store.layout.schema.entity(named: name),
+                      name == relationship.destination || destination.ancestorNames.contains(relationship.destination) else {
+                    throw store.corruptRow(table, key: key, row: row, column: entityColumn, expected: "the name of \(relationship.destination) or one of its subentities")
+                }
+            }
             toOne[relationship.name] = ObjectID(entityName: name, storeIdentifier: store.storeIdentifier, primaryKey: row.int64(relationship.column))
         }
         var record = StoreRecord(
@@ -254,5 +281,34 @@ struct RecordDecoder {
             attributes: attributes, toOne: toOne, version: version)
         record.lazyToMany = entity.lazyToMany
         return record
+    }
+}
+
+extension SQLiteStore {
+    /// The layout of the entity named in a row's `_entity` column; an error when the name is not
+    /// an entity of the table's hierarchy.
+    func entityLayout(named name: String, in table: TableLayout, row: Statement, column: Int32) throws(StrataError) -> EntityLayout {
+        guard let found = layout.entities[name], found.rootName == table.name else {
+            throw corruptRow(table, key: row.int64(0), row: row, column: column, expected: "the name of an entity of the \(table.name) hierarchy (\(table.entityNames.joined(separator: ", ")))")
+        }
+        return found
+    }
+
+    /// The entity of a row selected as `_pk, _entity, …` (or `_pk, …` from a table of one
+    /// entity), checked.
+    func entityName(_ row: Statement, _ table: TableLayout) throws(StrataError) -> String {
+        guard table.hasEntityColumn else { return table.name }
+        return try entityLayout(named: row.text(1), in: table, row: row, column: 1).entity.name
+    }
+
+    /// The error for a stored value that is not what its column holds: the table, the row's
+    /// primary key, the column, the value (shortened, control characters escaped) and what was
+    /// expected.
+    func corruptRow(_ table: TableLayout, key: Int64, row: Statement, column: Int32, expected: String) -> StrataError {
+        let name = row.columnName(Int(column))
+        return StrataError(
+            .corruptStore,
+            "table \(quoted(table.name)), row _pk = \(key), column \(quoted(name)): \(ValueCodec.describe(row.value(at: column))) is not \(expected). The store is damaged; restore it from a backup, or correct the value with the sqlite3 shell",
+            file: url?.path)
     }
 }

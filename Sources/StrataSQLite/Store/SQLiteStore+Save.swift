@@ -17,6 +17,7 @@ extension SQLiteStore {
             try beforeCommit()
             return [:]
         }
+        try checkWritable()
         return try pool.write { (database) throws(StrataError) -> [ObjectID: Int64] in
             database.clearLastError()
             // Whether the hook ran: an error after it (COMMIT) must not start the retry below,
@@ -210,8 +211,12 @@ extension SQLiteStore {
             for (record, target) in updates { try writeToMany(record, target, inserted: false, saved, database) }
         }
 
+        // Inside the transaction: every key a row has is at most its hierarchy's key counter,
+        // whoever chose the key (explicit keys of `load` included), even without a counter row.
         for (root, key) in highestKeys {
-            try database.run("UPDATE \"strata_keys\" SET \"last\" = max(\"last\", ?1) WHERE \"entity\" = ?2", [.integer(key), .text(root)])
+            try database.run(
+                "INSERT INTO \"strata_keys\" (\"entity\", \"last\") VALUES (?2, ?1) ON CONFLICT (\"entity\") DO UPDATE SET \"last\" = max(\"last\", excluded.\"last\")",
+                [.integer(key), .text(root)])
         }
         return versions
     }

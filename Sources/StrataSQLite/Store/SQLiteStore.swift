@@ -29,19 +29,29 @@ public final class SQLiteStore: PersistentStore {
     /// assert it stays 0).
     let inMemoryFallbacks = Atomic<Int>(0)
 
-    /// The option (value `"true"`) that opens an existing store without changing its file:
-    /// no journal mode set, no missing table or index created; saves then fail.
-    static let readOnlyOption = "strata.readOnly"
-
     /// How many reader connections a store on a file opens.
     static let readerCount = 3
+
+    /// The option that opens a store for reading only: `options: [SQLiteStore.readOnlyOption: "true"]`.
+    /// Saves then fail, and nothing is ever written to the file.
+    public static let readOnlyOption = "readOnly"
+
+    /// Whether saves are refused: the store was opened with ``readOnlyOption``, or this process
+    /// cannot write the file (or create its `-wal` and `-shm` files beside it).
+    public let isReadOnly: Bool
+    let access: FileAccess?
 
     /// Opens the store at `url`, creating it when the file does not exist; a nil `url` is a
     /// store in memory.
     ///
     /// An existing file is checked before anything is written to it: a file that is not SQLite,
     /// a truncated database, a SQLite database that is not a Strata store, or a store written
-    /// with another model is refused, and the file is left as it was.
+    /// with another model is refused, and the file is left as it was. A file this process
+    /// cannot write is opened for reading, as with ``readOnlyOption``.
+    ///
+    /// Any number of processes may open one file at once: SQLite's locks order their
+    /// transactions, and a new file is created whole, under its name only once it holds its
+    /// tables, so that two processes creating it at once end up sharing one store.
     /// - Throws: ``StrataError`` — `corruptStore`, `incompatibleModel`, `unsupportedModel`
     ///   (a model this layout cannot hold) or `storeIO`, naming the file.
     public init(url: URL?, schema: Schema, configurationName: String? = nil, options: [String: String] = [:]) throws(StrataError) {
@@ -52,49 +62,45 @@ public final class SQLiteStore: PersistentStore {
         self.layout = layout
         self.url = url
         self.configurationName = configurationName
+        let readOnly = options[Self.readOnlyOption].map { ["true", "1", "yes"].contains($0.lowercased()) } ?? false
         var metadata: StoreMetadata
         let writer: Database
         var readers: [Connection] = []
         if let url {
             let path = url.path
-            if FileManager.default.fileExists(atPath: path) {
-                metadata = try StoreFile.readMetadata(url)
-                if let problem = metadata.incompatibility(with: schema) {
-                    var error = problem
-                    error.file = path
-                    throw error
-                }
-                if options[Self.readOnlyOption] == "true" {
-                    // For `strata check`: nothing is created or repaired, the file is not changed.
-                    writer = try Database(path: path, mode: .init(readOnly: true, create: false))
-                    try Self.tune(writer)
-                } else {
-                    writer = try Database(path: path, mode: .init(readOnly: false, create: false))
-                    try Self.configure(writer)
-                    try Self.createMissingTables(layout, writer)
-                }
+            if !Self.exists(path) {
+                if readOnly { throw StrataError(.storeIO, "no store at '\(url.relativePath)' to open for reading", file: path) }
+                try StoreFile.create(url, layout: layout, metadata: StoreMetadata(newStoreOf: .sqlite, schema: schema, identifier: UUID().uuidString))
+            }
+            let access = try FileAccess(url, readOnly: readOnly)
+            writer = try access.open()
+            metadata = try StoreFile.readMetadata(writer)
+            if let problem = metadata.incompatibility(with: schema) {
+                var error = problem
+                error.file = path
+                throw error
+            }
+            if access.canWrite {
+                try Self.configure(writer)
+                try Self.createMissingTables(layout, writer)
             } else {
-                metadata = StoreMetadata(newStoreOf: .sqlite, schema: schema, identifier: UUID().uuidString)
-                do {
-                    writer = try Database(path: path, mode: .init(readOnly: false, create: true))
-                    try Self.configure(writer)
-                    try Self.create(layout, metadata, writer)
-                } catch {
-                    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-                    throw error
-                }
+                try Self.tune(writer)
             }
             for _ in 0..<Self.readerCount {
-                let reader = try Database(path: path, mode: .init(readOnly: false, create: false))
+                let reader = try access.open()
                 try Self.tune(reader)
                 try reader.execute("PRAGMA query_only = 1")
                 readers.append(Connection(reader))
             }
+            self.access = access
+            isReadOnly = !access.canWrite
             capabilities = [.incrementalFetching, .concurrentReaders, .engineUniqueness, .persistent]
         } else {
             metadata = StoreMetadata(newStoreOf: .sqlite, schema: schema, identifier: UUID().uuidString)
             writer = try Database(path: ":memory:", mode: .init(readOnly: false, create: true))
             try Self.create(layout, metadata, writer)
+            access = nil
+            isReadOnly = false
             capabilities = [.incrementalFetching, .engineUniqueness]
         }
         storeIdentifier = metadata.storeIdentifier
@@ -102,11 +108,23 @@ public final class SQLiteStore: PersistentStore {
         pool = ConnectionPool(writer: Connection(writer), readers: readers)
     }
 
+    /// Whether a file (or a link to one) is at `path`.
+    private static func exists(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: path)
+    }
+
     /// WAL with `synchronous=NORMAL`: a commit appends to the log without an fsync; the log is
     /// synced at checkpoints, so a crash loses at most the last commits, never consistency
     /// (https://sqlite.org/pragma.html#pragma_synchronous).
-    private static func configure(_ database: Database) throws(StrataError) {
-        try database.execute("PRAGMA journal_mode = WAL")
+    static func configure(_ database: Database) throws(StrataError) {
+        try database.retryingWhileBusy { () throws(StrataError) in
+            // The switch needs an exclusive lock, which SQLite does not wait for; the pragma
+            // answers the mode it is in, which stays the old one when the switch fails.
+            let mode = try database.scalar("PRAGMA journal_mode = WAL")
+            guard case .text(let name) = mode, name.lowercased() == "wal" else {
+                throw StrataError(.storeIO, "the database cannot be switched to WAL mode (it stays in mode \(mode.map { "\($0)" } ?? "unknown")); check that its directory is writable", file: database.path)
+            }
+        }
         try database.execute("PRAGMA synchronous = NORMAL")
         try tune(database)
     }
@@ -119,7 +137,7 @@ public final class SQLiteStore: PersistentStore {
         try database.execute("PRAGMA cache_size = -8192")
     }
 
-    private static func create(_ layout: StoreLayout, _ metadata: StoreMetadata, _ database: Database) throws(StrataError) {
+    static func create(_ layout: StoreLayout, _ metadata: StoreMetadata, _ database: Database) throws(StrataError) {
         try database.transaction(immediate: true) { () throws(StrataError) in
             for statement in layout.creationStatements { try database.execute(statement) }
             for (key, value) in StoreFile.rows(metadata) {
@@ -131,22 +149,33 @@ public final class SQLiteStore: PersistentStore {
         }
     }
 
-    /// Tables of entities another configuration's store did not create.
+    /// Tables of entities another configuration's store did not create. What exists is read
+    /// inside the writing transaction, so that two processes opening the file at once do not
+    /// both create a table.
     private static func createMissingTables(_ layout: StoreLayout, _ database: Database) throws(StrataError) {
-        let existing = Set(try database.rows("SELECT name FROM sqlite_master", []) { $0.text(0) })
-        let missing = layout.namedCreationStatements.filter { !existing.contains($0.name) }
-        guard !missing.isEmpty else { return }
+        let names = "SELECT name FROM sqlite_master"
+        let existing = Set(try database.rows(names, []) { $0.text(0) })
+        guard layout.namedCreationStatements.contains(where: { !existing.contains($0.name) }) else { return }
         try database.transaction(immediate: true) { () throws(StrataError) in
-            for statement in missing { try database.execute(statement.sql) }
+            let existing = Set(try database.rows(names, []) { $0.text(0) })
+            for statement in layout.namedCreationStatements where !existing.contains(statement.name) {
+                try database.execute(statement.sql)
+            }
             for root in layout.tables.keys.sorted() {
                 try database.run("INSERT OR IGNORE INTO \"strata_keys\" (\"entity\", \"last\") VALUES (?, 0)", [.text(root)])
             }
         }
     }
 
+    /// Refuses a write to a store opened for reading.
+    func checkWritable() throws(StrataError) {
+        if isReadOnly, let access { throw access.readOnlyError }
+    }
+
     public var metadata: StoreMetadata { metadataState.withLock { $0 } }
 
     public func setCustomMetadata(_ custom: [String: String]) throws(StrataError) {
+        try checkWritable()
         try pool.write { (database) throws(StrataError) in
             try database.transaction(immediate: true) { () throws(StrataError) in try StoreFile.writeCustom(custom, database) }
         }
@@ -155,6 +184,7 @@ public final class SQLiteStore: PersistentStore {
 
     public func allocatePrimaryKeys(rootEntity: String, count: Int) throws(StrataError) -> [Int64] {
         guard count > 0 else { return [] }
+        try checkWritable()
         guard layout.tables[rootEntity] != nil else {
             throw StrataError(.unknownEntity, "this SQLite store has no hierarchy rooted at '\(rootEntity)'", file: url?.path)
         }

@@ -16,8 +16,16 @@ enum StoreFile {
 
     typealias Key = StoreMetadata.Key
 
+    /// What the first 100 bytes of a database say.
+    struct Header {
+        /// Whether the database is in WAL mode (read and write versions 2, file format §1.3.3):
+        /// reading it needs the `-wal` and `-shm` files beside it.
+        var isWAL: Bool
+    }
+
     /// Checks the file's header and size: a SQLite database, not cut short.
-    static func checkHeader(_ url: URL) throws(StrataError) {
+    @discardableResult
+    static func checkHeader(_ url: URL) throws(StrataError) -> Header {
         let path = url.path
         let bytes: Data
         let size: Int
@@ -47,29 +55,53 @@ enum StoreFile {
         if changeCounter.elementsEqual(validFor), pageSize >= 512, pageCount > 0, size < pageSize * pageCount {
             throw StrataError(.corruptStore, "the SQLite database is truncated: its header says \(pageCount) pages of \(pageSize) bytes (\(pageSize * pageCount) bytes), but the file has only \(size) bytes. Restore it from a backup", file: path)
         }
+        return Header(isWAL: b[18] == 2 || b[19] == 2)
     }
 
-    /// Opens the file read-only, checks it is a Strata store, and reads its metadata.
-    static func readMetadata(_ url: URL) throws(StrataError) -> StoreMetadata {
-        try checkHeader(url)
-        // Reading a WAL database creates -wal and -shm files even read-only; a refused or merely
-        // inspected store must be left as it was, so remove the ones this read made (an empty
-        // log holds nothing; the index is rebuilt by the next connection).
+    /// Creates a new store at `url` unless a file is there already (then another process has
+    /// just created it, and the caller opens that one).
+    ///
+    /// The database is made whole in a temporary file beside `url` — tables, metadata, WAL mode —
+    /// and closed, then linked under its name, which fails when the name is taken: the name never
+    /// shows an empty or half-made database, and of two processes creating one store, one
+    /// creates it and the other opens it. Only the temporary file, which no other process knows
+    /// of, is ever removed.
+    static func create(_ url: URL, layout: StoreLayout, metadata: StoreMetadata) throws(StrataError) {
         let path = url.path
-        let made = ["-wal", "-shm"].filter { !FileManager.default.fileExists(atPath: path + $0) }
-        defer {
-            let wal = path + "-wal"
-            let walIsEmpty = ((try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? NSNumber)?.intValue ?? 0) == 0
-            if walIsEmpty {
-                for suffix in made { try? FileManager.default.removeItem(atPath: path + suffix) }
-            }
+        // A log without its database belongs to one that was deleted or moved; a new database
+        // would take its transactions in. (The log is looked at before the database: a process
+        // creating the store now links the database before its log exists.)
+        if let wal = FileAccess.size(path + "-wal"), wal > 0, !FileManager.default.fileExists(atPath: path) {
+            throw StrataError(.storeIO, "there is no store here, but a write-ahead log '\(url.lastPathComponent)-wal' of a database that was deleted or moved is: put the database back, or remove '\(url.lastPathComponent)-wal' and '\(url.lastPathComponent)-shm'", file: path)
         }
-        return try readMetadataOnce(url)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).creating").path
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+        }
+        do {
+            let database = try Database(path: temporary, mode: .init(readOnly: false, create: true))
+            try SQLiteStore.configure(database)
+            try SQLiteStore.create(layout, metadata, database)
+        } catch {
+            var located = error
+            located.file = path
+            throw located
+        }
+        // The connection is closed: the log is folded into the file and removed with its index.
+        // When the name is taken, another process has just created the store: it is opened.
+        _ = try FileSync.link(URL(fileURLWithPath: temporary), asNew: url)
     }
 
-    /// Opens, reads and closes (the connection is closed when this returns).
-    private static func readMetadataOnce(_ url: URL) throws(StrataError) -> StoreMetadata {
-        let database = try Database(path: url.path, mode: .init(readOnly: true, create: false))
+    /// Opens the file for reading, checks it is a Strata store, and reads its metadata. No
+    /// data is written; the connection is closed when this returns.
+    ///
+    /// No file is ever removed here: a `-wal` beside the database may hold another
+    /// connection's committed transactions. A connection that may write the file closes as
+    /// SQLite's own last connection does, folding the log back and removing `-wal` and `-shm`
+    /// only when no other connection has the database open (https://sqlite.org/wal.html).
+    static func readMetadata(_ url: URL) throws(StrataError) -> StoreMetadata {
+        let access = try FileAccess(url, readOnly: true)
+        let database = try access.open()
         return try readMetadata(database)
     }
 
@@ -97,6 +129,11 @@ enum StoreFile {
             }
             return value
         }
+        let storeType = try required(Key.storeType)
+        guard storeType == StoreType.sqlite.rawValue else {
+            throw StrataError(.corruptStore, "the Strata metadata gives the store type as \(ValueCodec.shown(storeType)), but the file is a SQLite store ('sqlite'); the store is damaged", file: database.path)
+        }
+        try checkLayoutVersion(try required(Key.layoutVersion), file: database.path)
         let hashesJSON = try required(Key.entityVersionHashes)
         guard let object = try? JSONSerialization.jsonObject(with: Data(hashesJSON.utf8)), let hashes = object as? [String: String] else {
             throw StrataError(.corruptStore, "the Strata metadata's entityVersionHashes is not a JSON object of strings; the store is damaged", file: database.path)
@@ -106,9 +143,23 @@ enum StoreFile {
             custom[String(key.dropFirst(Key.customPrefix.count))] = value
         }
         return StoreMetadata(
-            storeIdentifier: try required(Key.storeIdentifier), storeType: StoreType(rawValue: try required(Key.storeType)),
+            storeIdentifier: try required(Key.storeIdentifier), storeType: .sqlite,
             modelName: try required(Key.modelName), modelVersionHash: try required(Key.modelVersionHash),
             entityVersionHashes: hashes, schemaJSON: try required(Key.schema), custom: custom)
+    }
+
+    /// The layout versions this version of Strata reads: the first one (stores are upgraded from
+    /// it when opened for writing) and the current one.
+    static let readableLayoutVersions: Set<String> = ["1", layoutVersion]
+
+    /// Refuses a layout this version of Strata cannot read: a newer one, or one that is no
+    /// layout version at all.
+    static func checkLayoutVersion(_ version: String, file: String) throws(StrataError) {
+        guard !readableLayoutVersions.contains(version) else { return }
+        if let number = Int(version), let current = Int(layoutVersion), number > current {
+            throw StrataError(.storeIO, "the store was written by a newer Strata (layout version \(number); this Strata reads layout versions up to \(current)); open it with a newer Strata", file: file)
+        }
+        throw StrataError(.corruptStore, "the Strata metadata's layoutVersion is \(ValueCodec.shown(version)), which no Strata writes; the store is damaged", file: file)
     }
 
     /// The rows of `strata_metadata` for `metadata`.

@@ -81,8 +81,11 @@ enum ValueCodec {
     }
 
     static func decimal(_ text: String) -> Decimal? {
-        Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        Decimal(string: text, locale: posix)
     }
+
+    /// Made once: a `Locale` costs microseconds to make.
+    private static let posix = Locale(identifier: "en_US_POSIX")
 
     static func double(_ value: Double) -> SQLValue {
         value.isNaN ? .text(nanText) : .real(value)
@@ -120,36 +123,138 @@ enum ValueCodec {
         }
     }
 
-    /// The attribute value of a column read by `statement` at `index`.
-    static func decode(_ statement: Statement, _ index: Int32, as type: AttributeType) -> AttributeValue? {
+    /// What a stored value that is not of its attribute's type was expected to be.
+    struct Mismatch: Error {
+        let expected: String
+    }
+
+    /// The attribute value of a column read by `statement` at `index`; nil for NULL.
+    ///
+    /// Strict: a value that is not of `type` — another storage class, an integer out of the
+    /// type's range, a bool other than 0 or 1, a text that is not a decimal, a UUID or a URI —
+    /// throws instead of turning into another value. The checks read the column in place: no
+    /// allocation beyond the value itself.
+    /// - Throws: ``Mismatch``, saying what was expected.
+    static func decode(_ statement: Statement, _ index: Int32, as type: AttributeType) throws(Mismatch) -> AttributeValue? {
         let storage = statement.type(index)
         if storage == SQLITE_NULL { return nil }
         switch type {
         case .string:
-            return .string(statement.text(index))
-        case .int16, .int32, .int64:
+            guard storage == SQLITE_TEXT, let text = statement.validText(index) else { throw Mismatch(expected: "a text in UTF-8") }
+            return .string(text)
+        case .int16:
+            return .integer(try integer(statement, index, storage, in: Int64(Int16.min)...Int64(Int16.max), "an int16"))
+        case .int32:
+            return .integer(try integer(statement, index, storage, in: Int64(Int32.min)...Int64(Int32.max), "an int32"))
+        case .int64:
+            guard storage == SQLITE_INTEGER else { throw Mismatch(expected: "an integer") }
             return .integer(statement.int64(index))
         case .bool:
-            return .bool(statement.int64(index) != 0)
+            return .bool(try integer(statement, index, storage, in: 0...1, "a bool") == 1)
         case .double:
-            if storage == SQLITE_TEXT { return .double(.nan) }
-            return .double(statement.double(index))
+            return .double(try double(statement, index, storage))
         case .float:
-            if storage == SQLITE_TEXT { return .float(.nan) }
-            return .float(Float(statement.double(index)))
+            let value = try double(statement, index, storage)
+            guard !value.isFinite || value.magnitude <= Double(Float.greatestFiniteMagnitude) else {
+                throw Mismatch(expected: "a float (a number within ±\(Float.greatestFiniteMagnitude))")
+            }
+            return .float(Float(value))
         case .decimal:
-            if storage == SQLITE_TEXT { return decimal(statement.text(index)).map { .decimal($0) } }
-            if storage == SQLITE_INTEGER { return .decimal(Decimal(statement.int64(index))) }
-            return .decimal(Decimal(statement.double(index)))
+            guard storage == SQLITE_TEXT, let value = statement.withText(index, strictDecimal) else {
+                throw Mismatch(expected: "a decimal written as text, like \"12.50\"")
+            }
+            return .decimal(value)
         case .date:
-            return .date(Date(timeIntervalSinceReferenceDate: statement.double(index)))
+            guard storage == SQLITE_FLOAT || storage == SQLITE_INTEGER else { throw Mismatch(expected: "a date (seconds since 2001 as a real)") }
+            let seconds = statement.double(index)
+            guard seconds.isFinite else { throw Mismatch(expected: "a date (a finite number of seconds since 2001)") }
+            return .date(Date(timeIntervalSinceReferenceDate: seconds))
         case .binary, .transformable:
+            guard storage == SQLITE_BLOB else { throw Mismatch(expected: "a blob") }
             return .binary(statement.blob(index))
         case .uuid:
-            return UUID(uuidString: statement.text(index)).map { .uuid($0) }
+            guard storage == SQLITE_TEXT, let uuid = statement.withText(index, { UUIDText.uuid(ascii: UnsafeRawBufferPointer($0)) }) else {
+                throw Mismatch(expected: "a UUID like \"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\"")
+            }
+            return .uuid(uuid)
         case .uri:
-            return URL(string: statement.text(index)).map { .uri($0) }
+            guard storage == SQLITE_TEXT, let text = statement.validText(index), !text.isEmpty, let url = URL(string: text) else {
+                throw Mismatch(expected: "a URI like \"https://example.com/a\"")
+            }
+            return .uri(url)
         }
+    }
+
+    @inline(__always)
+    private static func integer(_ statement: Statement, _ index: Int32, _ storage: Int32, in range: ClosedRange<Int64>, _ name: StaticString) throws(Mismatch) -> Int64 {
+        let value = statement.int64(index)
+        guard storage == SQLITE_INTEGER, range.contains(value) else {
+            throw Mismatch(expected: "\(name) (an integer from \(range.lowerBound) to \(range.upperBound))")
+        }
+        return value
+    }
+
+    /// A REAL; an INTEGER (SQLite may hand back a whole-number REAL as one, and the shell stores
+    /// `2` as one); NaN is kept as the text 'NaN', since SQLite stores a NaN REAL as NULL.
+    @inline(__always)
+    private static func double(_ statement: Statement, _ index: Int32, _ storage: Int32) throws(Mismatch) -> Double {
+        switch storage {
+        case SQLITE_FLOAT: return statement.double(index)
+        case SQLITE_INTEGER: return Double(statement.int64(index))
+        case SQLITE_TEXT where statement.withText(index, { $0.elementsEqual(nanText.utf8) }): return .nan
+        default: throw Mismatch(expected: "a number (a real, an integer or the text 'NaN')")
+        }
+    }
+
+    /// A decimal from its whole text: `[+-]digits[.digits][e[+-]digits]` (what
+    /// `Decimal.description` writes, however long) or `NaN`; nil for anything else, which
+    /// Foundation's parser would read in part (`12abc` as 12).
+    static func strictDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Decimal? {
+        var index = 0
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+        var digits = 0
+        var seenPoint = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                digits += 1
+            } else if byte == UInt8(ascii: "."), !seenPoint {
+                seenPoint = true
+            } else {
+                break
+            }
+            index += 1
+        }
+        if digits == 0 {
+            return bytes.elementsEqual(nanText.utf8) ? Decimal.nan : nil
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+            let start = index
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+            guard index > start else { return nil }
+        }
+        guard index == bytes.count else { return nil }
+        return decimal(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// A stored value as an error message shows it: a text quoted with its control characters
+    /// escaped and cut after 60 characters, a blob by its size.
+    static func describe(_ value: SQLValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let v): return "the integer \(v)"
+        case .real(let v): return "the real \(v)"
+        case .blob(let v): return "a blob of \(v.count) byte\(v.count == 1 ? "" : "s")"
+        case .text(let v): return "the text \(shown(v))"
+        }
+    }
+
+    /// A text as an error message shows it: quoted, control characters escaped, cut after 60
+    /// characters.
+    static func shown(_ text: String) -> String {
+        text.count > 60 ? String(reflecting: String(text.prefix(60))) + "…" : String(reflecting: text)
     }
 
     // MARK: FetchPredicate values

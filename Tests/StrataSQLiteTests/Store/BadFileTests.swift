@@ -129,6 +129,18 @@ import Testing
         #expect(try SQLiteStore(url: url, schema: schema).metadata.custom == ["syncToken": "43"])
     }
 
+    @Test func aLogWithoutItsDatabaseIsNotTakenIntoANewOne() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("people.sqlite")
+        try Data(repeating: 7, count: 4096).write(to: directory.file("people.sqlite-wal"))
+        let error = #expect(throws: StrataError.self) { try SQLiteStore(url: url, schema: try Fixtures.schema("People")) }
+        #expect(error?.code == .storeIO)
+        #expect(error?.file == url.path)
+        #expect(error?.message == "there is no store here, but a write-ahead log 'people.sqlite-wal' of a database that was deleted or moved is: put the database back, or remove 'people.sqlite-wal' and 'people.sqlite-shm'")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["people.sqlite-wal"])
+    }
+
     @Test func aMissingDirectoryIsAnIOError() throws {
         let url = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/store.sqlite")
         let schema = try Fixtures.schema("People")

@@ -127,6 +127,19 @@ import Testing
         #expect(duplicate?.message == "an object with primary key 100 already exists in the 'Todo' hierarchy")
     }
 
+    @Test func theKeyCounterCoversEveryInsertedKeyInTheSavesTransaction() throws {
+        // Without its counter row (a hand-edited file), the save makes one.
+        try store.pool.write { (database) throws(StrataError) in try database.execute("DELETE FROM strata_keys WHERE entity = 'Todo'") }
+        _ = try store.save(StoreChangeset(inserted: [todo(7, "seven")]))
+        #expect(try store.allocatePrimaryKeys(rootEntity: "Todo", count: 1) == [8])
+        // A save that fails raises nothing.
+        try store.pool.write { (database) throws(StrataError) in
+            try database.execute("CREATE TRIGGER fail BEFORE INSERT ON Todo WHEN NEW.title = 'boom' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
+        }
+        #expect(throws: StrataError.self) { try store.save(StoreChangeset(inserted: [todo(500, "fine"), todo(501, "boom")])) }
+        #expect(try store.allocatePrimaryKeys(rootEntity: "Todo", count: 1) == [9])
+    }
+
     @Test func keySequencesSurviveReopening() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }

@@ -30,6 +30,8 @@ enum ValuePool {
     ]
     static let integers: [Int64] = [.min, -1, 0, 1, 2, 3, 5, 42, 100, .max, 9_007_199_254_740_993]
     static let smallIntegers: [Int64] = [-32768, -1, 0, 1, 2, 3, 42, 100, 32767]
+    /// int32 values: a store refuses to read an int32 column holding anything wider.
+    static let mediumIntegers: [Int64] = [Int64(Int32.min), -1, 0, 1, 2, 3, 5, 42, 100, Int64(Int32.max), 65_536]
     static let doubles: [Double] = [.nan, .infinity, -.infinity, -0.0, 0.0, 1.0, 1.5, -2.25, 3.0, 42.0, 1e300, 0.1, 9_007_199_254_740_992.0, 2.5]
     static let floats: [Float] = [.nan, .infinity, -0.0, 0.0, 1.0, 1.5, 0.25, 42.0, 3.0]
     static let decimals: [Decimal] = ["0", "1", "1.5", "-2.25", "42", "123456789012345678.901234567890", "0.1", "3", "100"].map { Decimal(string: $0)! }
@@ -50,7 +52,8 @@ enum ValuePool {
         switch type {
         case .string: .string(random.pick(strings))
         case .int16: .integer(random.pick(smallIntegers))
-        case .int32, .int64: .integer(random.pick(integers))
+        case .int32: .integer(random.pick(mediumIntegers))
+        case .int64: .integer(random.pick(integers))
         case .double: .double(random.pick(doubles))
         case .float: .float(random.pick(floats))
         case .decimal: .decimal(random.pick(decimals))
