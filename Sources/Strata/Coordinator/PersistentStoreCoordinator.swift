@@ -326,16 +326,24 @@ public final class PersistentStoreCoordinator: Sendable {
                 permanentIDs[temporary] = ObjectID(entityName: temporary.entityName, storeIdentifier: store.storeIdentifier, primaryKey: key)
             }
         }
-        var versions: [ObjectID: Int64] = [:]
+        let reassignable = Set(changes.inserted.compactMap { $0.requestedKey == nil ? permanentIDs[$0.record.objectID] : nil })
         var saved: [ObjectID: StoreRecord] = [:]
         let routed = try route(changes, permanentIDs: permanentIDs)
         for (store, changeset) in routed {
             var part = changeset
             part.overwritesConflicts = overwritesConflicts
-            let newVersions = try store.save(part)
-            versions.merge(newVersions) { $1 }
-            for var record in part.inserted + part.updated {
-                record.version = newVersions[record.objectID] ?? record.version
+            part.reassignableIDs = reassignable.filter { $0.storeIdentifier == store.storeIdentifier }
+            let result = try store.saveChanges(part)
+            // Keys another process took first: the store gave these objects fresh ones.
+            let reassigned = result.reassignedIDs
+            if !reassigned.isEmpty {
+                for (temporary, permanent) in permanentIDs {
+                    if let fresh = reassigned[permanent] { permanentIDs[temporary] = fresh }
+                }
+            }
+            for stored in part.inserted + part.updated {
+                var record = reassigned.isEmpty ? stored : stored.mappingIDs { reassigned[$0] ?? $0 }
+                record.version = result.versions[record.objectID] ?? record.version
                 saved[record.objectID] = record
             }
         }
@@ -358,12 +366,7 @@ public final class PersistentStoreCoordinator: Sendable {
     private func route(_ changes: Changes, permanentIDs: [ObjectID: ObjectID]) throws(StrataError) -> [(any PersistentStore, StoreChangeset)] {
         func map(_ id: ObjectID) -> ObjectID { permanentIDs[id] ?? id }
         func map(_ record: StoreRecord) -> StoreRecord {
-            guard !permanentIDs.isEmpty else { return record }
-            var record = record
-            record.objectID = map(record.objectID)
-            record.toOne = record.toOne.mapValues(map)
-            record.toMany = record.toMany.mapValues { $0.map(map) }
-            return record
+            permanentIDs.isEmpty ? record : record.mappingIDs(map)
         }
         var parts: [(store: any PersistentStore, changes: StoreChangeset)] = []
         func part(for entityName: String) throws(StrataError) -> Int {

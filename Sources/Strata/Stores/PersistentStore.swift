@@ -31,6 +31,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// Checks versions (unless `overwritesConflicts`) and uniqueness constraints.
     /// - Returns: the new version of every inserted and updated object.
     func save(_ changes: StoreChangeset) throws(StrataError) -> [ObjectID: Int64]
+    /// ``save(_:)`` with the whole result: versions, and the inserted objects given fresh keys
+    /// (only those in ``StoreChangeset/reassignableIDs``) because another process took theirs.
+    /// The coordinator saves through this; the default implementation reassigns nothing.
+    func saveChanges(_ changes: StoreChangeset) throws(StrataError) -> StoreSaveResult
     /// The members of a to-many relationship of a stored object, for records that left it lazy.
     func relatedObjectIDs(of objectID: ObjectID, relationship: String) throws(StrataError) -> [ObjectID]
     /// The uniqueness violations `changes` would cause, without saving anything (a save's
@@ -59,6 +63,10 @@ public protocol PersistentStoreFactory: Sendable {
 }
 
 extension PersistentStore {
+    public func saveChanges(_ changes: StoreChangeset) throws(StrataError) -> StoreSaveResult {
+        StoreSaveResult(versions: try save(changes))
+    }
+
     /// The IDs of the records matching the request, in its order and window. Stores that can
     /// answer without loading whole records (SQLite) override this.
     public func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID] {
