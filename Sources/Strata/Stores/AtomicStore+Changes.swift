@@ -133,6 +133,23 @@ extension AtomicStore {
         return AppliedChanges(contents: next, result: StoreSaveResult(versions: versions, reassignedIDs: reassigned))
     }
 
+    /// The records of a file another process wrote, with versions this store can compare: an
+    /// object unchanged since `loaded` keeps the version this store gave it; an object changed
+    /// by the other process gets one above it, so that a context that read it before the change
+    /// meets a merge conflict. (The XML layout keeps no versions, and even a format that does
+    /// cannot tell this store's in-memory versions from the other process's.)
+    static func carryingVersions(from loaded: AtomicStoreContents, into reloaded: inout AtomicStoreContents) {
+        for (entity, records) in reloaded.records {
+            guard let before = loaded.records[entity] else { continue }
+            for (id, record) in records {
+                guard let previous = before[id] else { continue }
+                var same = record
+                same.version = previous.version
+                reloaded.records[entity]![id]!.version = same == previous ? previous.version : max(record.version, previous.version + 1)
+            }
+        }
+    }
+
     private static func conflict(_ id: ObjectID, _ stored: Int64, _ read: Int64, rebasing: Bool) -> ValidationFailure {
         ValidationFailure(
             code: .conflict, objectID: id, key: nil,
