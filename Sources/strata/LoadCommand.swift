@@ -47,7 +47,7 @@ struct LoadCommand: ParsableCommand {
             do {
                 counts = try load(inputs, schema: schema)
             } catch {
-                if !existed { StoreAccess.removeStoreFiles(at: store) }
+                if !existed && StoreAccess.isEmptyStore(store, type: type) { StoreAccess.removeStoreFiles(at: store) }
                 throw error
             }
             let total = counts.values.reduce(0, +)

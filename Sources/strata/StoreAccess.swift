@@ -48,6 +48,18 @@ enum StoreAccess {
         return coordinator
     }
 
+    /// Whether the store at `path` holds no object: a store this command created and failed to
+    /// load into is removed only then, since another process may have opened the new store
+    /// and saved into it meanwhile.
+    static func isEmptyStore(_ path: String, type: String?) -> Bool {
+        guard let coordinator = try? openExisting(path, type: type) else { return false }
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for entity in coordinator.schema.entities where entity.parentName == nil {
+            guard let count = try? context.count(for: FetchRequest(entityName: entity.name)), count == 0 else { return false }
+        }
+        return true
+    }
+
     /// Removes a store file and the files SQLite keeps beside it.
     static func removeStoreFiles(at path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] {
