@@ -79,3 +79,78 @@ struct SafeReplacementTests {
         #expect(workspace.exists("old.sqlite-wal"))
     }
 }
+
+/// Another user saving to a store (issue 10, D4: "a read-only root-owned file in a writable
+/// directory is replaced by another user, who then owns it"). Run as root, saving as `nobody`.
+@Suite("strata as another user", .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser"), "needs root and runuser"))
+struct OtherUserReplacementTests {
+    /// Runs `strata arguments…` as user `nobody` in the workspace.
+    static func runAsNobody(_ workspace: Workspace, _ arguments: [String]) throws -> StrataRun {
+        let executable = try #require(StrataExecutable.url)
+        let output = Pipe()
+        let errors = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        process.arguments = ["-u", "nobody", "--", executable.path] + arguments
+        process.currentDirectoryURL = workspace.url
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return StrataRun(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func owner(_ workspace: Workspace, _ name: String) -> uid_t? {
+        var status = stat()
+        return stat(workspace.file(name).path, &status) == 0 ? status.st_uid : nil
+    }
+
+    /// A root-owned 0644 store in a directory everyone may write: refused, untouched, root's.
+    @Test(arguments: ["xml", "plist"])
+    func aFileTheUserMayNotWriteIsRefused(_ ext: String) throws {
+        let workspace = try Workspace.todo(ext)
+        try workspace.write("more.json", SafeReplacementTests.moreTags)
+        #expect(chmod(workspace.url.path, 0o777) == 0)
+        #expect(chmod(workspace.file("todo.\(ext)").path, 0o644) == 0)
+        let before = try #require(workspace.contents("todo.\(ext)"))
+        let run = try Self.runAsNobody(workspace, ["load", "--schema", "TodoList.json", "todo.\(ext)", "more.json"])
+        #expect(run.status == 2)
+        #expect(run.stderr == "strata: error: you may not write '\(workspace.file("todo.\(ext)").standardizedFileURL.path)' (Permission denied); nothing was written. A save replaces the whole file, which it does only when you could write the file itself\n")
+        #expect(workspace.contents("todo.\(ext)") == before)
+        #expect(Self.owner(workspace, "todo.\(ext)") == 0)
+    }
+
+    /// A root-owned store that everyone may write: a save would hand it to the saver, since
+    /// only root can give a file away, so it is refused.
+    @Test(arguments: ["xml", "plist"])
+    func aFileWhoseOwnerCannotBeKeptIsRefused(_ ext: String) throws {
+        let workspace = try Workspace.todo(ext)
+        try workspace.write("more.json", SafeReplacementTests.moreTags)
+        #expect(chmod(workspace.url.path, 0o777) == 0)
+        #expect(chmod(workspace.file("todo.\(ext)").path, 0o666) == 0)
+        let before = try #require(workspace.contents("todo.\(ext)"))
+        let run = try Self.runAsNobody(workspace, ["load", "--schema", "TodoList.json", "todo.\(ext)", "more.json"])
+        #expect(run.status == 2)
+        #expect(run.stderr.hasPrefix("strata: error: cannot keep the owner (uid 0) of '\(workspace.file("todo.\(ext)").standardizedFileURL.path)' (Operation not permitted): "), "\(run.stderr)")
+        #expect(workspace.contents("todo.\(ext)") == before)
+        #expect(Self.owner(workspace, "todo.\(ext)") == 0)
+        // No temporary file is left behind.
+        #expect(try workspace.listing() == ["TodoList.json", "more.json", "todo.json", "todo.\(ext)"])
+    }
+}
+
+extension SafeReplacementTests {
+    /// No command writes its output over one of its inputs, a symlink to it included.
+    @Test func convertRefusesADestinationThatIsTheSourceThroughASymlink() throws {
+        let workspace = try Workspace.todo("xml")
+        try FileManager.default.createSymbolicLink(atPath: workspace.file("alias.xml").path, withDestinationPath: "todo.xml")
+        let before = try #require(workspace.contents("todo.xml"))
+        let run = try workspace.run("convert", "--force", "todo.xml", "alias.xml")
+        #expect(run.status == 2)
+        #expect(run.stderr == "strata: error: the source and the destination are the same file\n")
+        #expect(workspace.contents("todo.xml") == before)
+    }
+}

@@ -107,7 +107,7 @@ package enum FileSync {
             throw StrataError(.storeIO, "'\(url.path)' is read-only (mode \(String(mode, radix: 8))); nothing was written. Make it writable (chmod u+w) to save to it")
         }
         if faccessat(AT_FDCWD, url.path, W_OK, AT_EACCESS) != 0 {
-            throw StrataError(.storeIO, "you may not write '\(url.path)' (\(String(cString: strerror(errno)))); nothing was written, and it is not replaced although its directory is writable")
+            throw StrataError(.storeIO, "you may not write '\(url.path)' (\(String(cString: strerror(errno)))); nothing was written. A save replaces the whole file, which it does only when you could write the file itself")
         }
         return ExistingFile(mode: mode, owner: status.st_uid, group: status.st_gid)
     }
