@@ -1,4 +1,6 @@
 import Foundation
+import Strata
+import StrataSQLite
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -65,14 +67,38 @@ struct SafeReplacementTests {
         #expect(Self.mode(workspace, "old.\(ext)") == 0o444)
     }
 
-    /// A SQLite destination with a log beside it may be open in another process (or hold
-    /// committed transactions in its log): refused, nothing removed.
-    @Test func convertForceRefusesASQLiteStoreWithALog() throws {
+    /// A SQLite destination open in another connection, with committed transactions still in
+    /// its write-ahead log: converted into in place (SQLite's backup API), so the log is never
+    /// orphaned and the file keeps its inode.
+    @Test func convertForceIntoAnOpenSQLiteStore() throws {
+        let workspace = try Workspace.todo("xml")
+        try workspace.load("old.sqlite", schema: "TodoList.json", data: [("more.json", Self.moreTags)])
+        var before = stat()
+        #expect(stat(workspace.file("old.sqlite").path, &before) == 0)
+        do {
+            let coordinator = PersistentStoreCoordinator(schema: try Schema(contentsOf: workspace.file("TodoList.json")), storeTypes: StoreTypeRegistry([SQLiteStoreFactory()]))
+            try coordinator.addStore(StoreDescription(type: .sqlite, url: workspace.file("old.sqlite")))
+            let context = ManagedObjectContext(coordinator: coordinator)
+            try context.insertObject(entityName: "Tag")["name"] = "in the log"
+            try context.save()
+            #expect(workspace.exists("old.sqlite-wal"))
+
+            let run = try workspace.run("convert", "--force", "todo.xml", "old.sqlite")
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        var after = stat()
+        #expect(stat(workspace.file("old.sqlite").path, &after) == 0)
+        #expect(after.st_ino == before.st_ino)
+        #expect(try workspace.dump("old.sqlite") == (try workspace.dump("todo.xml")))
+    }
+
+    /// Any other replacement of a SQLite store with a log beside it is refused, nothing removed.
+    @Test func convertForceToAnotherTypeRefusesASQLiteStoreWithALog() throws {
         let workspace = try Workspace.todo("xml")
         try workspace.load("old.sqlite", schema: "TodoList.json", data: [("more.json", Self.moreTags)])
         try workspace.write("old.sqlite-wal", "")
         let before = try #require(workspace.contents("old.sqlite"))
-        let run = try workspace.run("convert", "--force", "todo.xml", "old.sqlite")
+        let run = try workspace.run("convert", "--force", "--to", "xml", "todo.xml", "old.sqlite")
         #expect(run.status == 2)
         #expect(run.stderr.contains("has a '-wal' file beside it: another process may have the SQLite store open"), "\(run.stderr)")
         #expect(workspace.contents("old.sqlite") == before)

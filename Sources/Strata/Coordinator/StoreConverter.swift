@@ -13,9 +13,11 @@ public import Foundation
 /// destination is replaced holding its lock (``FileLock``), so the replacement falls between two
 /// saves of other processes, never inside one; a process that has the old store open then
 /// finds, at its next save, another store (another UUID) in its place and fails without writing.
-/// A SQLite destination with a `-wal`, `-shm` or `-journal` file beside it is refused: another
-/// connection may have it open, and its log would be orphaned (or hold committed transactions
-/// not yet in the main file).
+/// A SQLite store converted onto a SQLite destination is written into the existing file with
+/// SQLite's backup API, through the engine's locks and log, so that connections other processes
+/// have open see the new contents; any other replacement of a SQLite destination is refused while
+/// a `-wal`, `-shm` or `-journal` file lies beside it: another connection may have it open, and
+/// its log would be orphaned (or hold committed transactions not yet in the main file).
 public enum StoreConverter {
     /// What a conversion copied.
     public struct Summary: Sendable, Hashable {
@@ -74,6 +76,10 @@ public enum StoreConverter {
             }
         }
         let counts = try copy(from: reader, metadata: metadata, into: temporary, type: destinationType, storeTypes: storeTypes, progress: progress)
+        if fileManager.fileExists(atPath: target.path), (try? storeTypes.type(of: target)) == destinationType,
+           try storeTypes.factory(for: destinationType).replaceStoreContents(at: target, from: temporary) {
+            return Summary(objectCounts: counts, sourceType: sourceKind, destinationType: destinationType)
+        }
         try replace(target, with: temporary, overwrite: overwrite, storeTypes: storeTypes)
         return Summary(objectCounts: counts, sourceType: sourceKind, destinationType: destinationType)
     }

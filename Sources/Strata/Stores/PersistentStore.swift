@@ -60,6 +60,12 @@ public protocol PersistentStoreFactory: Sendable {
     /// What of `schema` this store type cannot honour, one reason each; empty when it can
     /// store the whole model. The coordinator refuses a store with reasons.
     func unsupportedFeatures(of schema: Schema, configurationName: String?) -> [String]
+    /// Replaces the contents of the existing store at `destination` with those of the finished
+    /// store at `replacement` (both of this type) in place, as other processes that have the
+    /// destination open expect — SQLite's backup API writes through its locks and log — and
+    /// returns true; or returns false when this type has no such way, and the caller renames
+    /// `replacement` over `destination` instead (the default).
+    func replaceStoreContents(at destination: URL, from replacement: URL) throws(StrataError) -> Bool
 }
 
 extension PersistentStore {
@@ -76,6 +82,7 @@ extension PersistentStore {
 
 extension PersistentStoreFactory {
     public func unsupportedFeatures(of schema: Schema, configurationName: String?) -> [String] { [] }
+    public func replaceStoreContents(at destination: URL, from replacement: URL) throws(StrataError) -> Bool { false }
 }
 
 /// The store types a coordinator, container or the CLI knows, and how to tell a file's type.
