@@ -74,8 +74,13 @@ package struct FileIdentity: Sendable, Equatable {
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
         size = Int64(status.st_size)
+        #if canImport(Darwin)
+        modified = status.st_mtimespec
+        changed = status.st_ctimespec
+        #else
         modified = status.st_mtim
         changed = status.st_ctim
+        #endif
     }
 
     /// The identity of the file a path names now; nil when there is none.
