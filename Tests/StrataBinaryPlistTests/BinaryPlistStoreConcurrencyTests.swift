@@ -7,16 +7,19 @@ import Testing
 /// the file replaced rebases onto it. The binary layout keeps versions, so conflicts are checked
 /// against them and against the records this store loaded.
 @Suite struct BinaryPlistStoreConcurrencyTests {
-    static func open(_ url: URL) throws -> any PersistentStore {
-        try #require(try Fixtures.coordinator(at: url).stores.first)
-    }
-
-    @Test func aConflictingUpdateIsAMergeConflictUnlessItOverwrites() throws {
+    /// The small store written to a file, and two stores opened on it.
+    static func twoStores() throws -> (directory: TemporaryDirectory, url: URL, first: any PersistentStore, second: any PersistentStore) {
         let directory = TemporaryDirectory()
         let url = directory.file("store.plist")
         try Fixtures.format.write(Fixtures.smallStore(), to: url)
-        let first = try Self.open(url)
-        let second = try Self.open(url)
+        let first = try #require(try Fixtures.coordinator(at: url).stores.first)
+        let second = try #require(try Fixtures.coordinator(at: url).stores.first)
+        return (directory, url, first, second)
+    }
+
+    @Test func aConflictingUpdateIsAMergeConflictUnlessItOverwrites() throws {
+        let (directory, url, first, second) = try Self.twoStores()
+        _ = directory
         let owner = Fixtures.id("Owner", 2)
         let stored = try #require(try first.records(for: [owner])[owner])
         #expect(stored.version == 3)
@@ -39,11 +42,8 @@ import Testing
     /// Keys both stores handed out (Tag 2): the second save's tag gets Tag 3, and its item's
     /// reference follows; a key the caller chose is never changed.
     @Test func aTakenStoreKeyIsReassignedAndReferencesFollow() throws {
-        let directory = TemporaryDirectory()
-        let url = directory.file("store.plist")
-        try Fixtures.format.write(Fixtures.smallStore(), to: url)
-        let first = try Self.open(url)
-        let second = try Self.open(url)
+        let (directory, url, first, second) = try Self.twoStores()
+        _ = directory
         #expect(try first.allocatePrimaryKeys(rootEntity: "Tag", count: 1) == [2])
         #expect(try second.allocatePrimaryKeys(rootEntity: "Tag", count: 1) == [2])
 
