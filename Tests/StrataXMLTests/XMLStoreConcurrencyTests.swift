@@ -13,6 +13,17 @@ import Testing
         return (coordinator, store)
     }
 
+    /// Runs `body` with a new store file and two coordinators that opened it.
+    static func withTwoCoordinators(
+        _ body: (URL, PersistentStoreCoordinator, PersistentStoreCoordinator) throws -> Void
+    ) throws {
+        let schema = try exampleSchema("TodoList")
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("todos.xml")
+            try body(url, try open(url, schema).0, try open(url, schema).0)
+        }
+    }
+
     /// Tag names by primary key, read from the file itself.
     static func tagsInFile(_ url: URL) throws -> [Int64: String] {
         var result: [Int64: String] = [:]
@@ -30,11 +41,8 @@ import Testing
     /// second's tag and to-do get fresh keys, its context sees them, and the to-do's tag is its
     /// own tag, not the other's.
     @Test func concurrentInsertsAreBothKeptWithFreshKeys() throws {
-        let schema = try exampleSchema("TodoList")
-        try withTemporaryDirectory { directory in
-            let url = directory.appendingPathComponent("todos.xml")
-            let (first, _) = try Self.open(url, schema)
-            let (second, secondStore) = try Self.open(url, schema)
+        try Self.withTwoCoordinators { url, first, second in
+            let secondStore = try #require(second.stores.first as? AtomicStore)
 
             let one = ManagedObjectContext(coordinator: first)
             let home = try one.insertObject(entityName: "Tag")
@@ -73,11 +81,7 @@ import Testing
     /// An explicitly requested key (`load`'s @id) that another process took is an error, and
     /// the file keeps the other's object.
     @Test func aRequestedKeyAnotherSaveTookIsAnError() throws {
-        let schema = try exampleSchema("TodoList")
-        try withTemporaryDirectory { directory in
-            let url = directory.appendingPathComponent("todos.xml")
-            let (first, _) = try Self.open(url, schema)
-            let (second, _) = try Self.open(url, schema)
+        try Self.withTwoCoordinators { url, first, second in
             let one = ManagedObjectContext(coordinator: first)
             try one.insertObject(entityName: "Tag", primaryKey: 7)["name"] = "home"
             try one.save()
@@ -156,13 +160,40 @@ import Testing
         }
     }
 
+    /// An object only this process changed is no conflict after another process's save, though
+    /// the file lists its to-many members in key order and this process in the order it saved.
+    @Test func anObjectOnlyThisProcessChangedIsNoConflict() throws {
+        try Self.withTwoCoordinators { url, first, second in
+            let one = ManagedObjectContext(coordinator: first)
+            let todo = try one.insertObject(entityName: "Todo")
+            todo["title"] = "Plan trip"
+            todo["createdAt"] = Date(timeIntervalSince1970: 0)
+            var tags: [ManagedObject] = []
+            for name in ["apple", "mango", "zebra"] {
+                let tag = try one.insertObject(entityName: "Tag")
+                tag["name"] = name
+                tags.append(tag)
+            }
+            // The context gives the tags in the order they were added (3, 1, 2), the file in key order.
+            for tag in [tags[2], tags[0], tags[1]] { todo.addObject(tag, forKey: "tags") }
+            try one.save()
+            #expect(try XMLStoreFormat().read(from: url).records["Todo"]?.values.first?.toMany["tags"]?.map(\.primaryKey) == [1, 2, 3])
+
+            let two = ManagedObjectContext(coordinator: second)
+            try two.insertObject(entityName: "Location")["name"] = "Office"
+            try two.save()
+
+            todo["priority"] = 3
+            try one.save()
+            let stored = try #require(try XMLStoreFormat().read(from: url).records["Todo"]?.values.first)
+            #expect(stored.attributes["priority"] == .integer(3))
+            #expect(try XMLStoreFormat().read(from: url).records["Location"]?.count == 1)
+        }
+    }
+
     /// Uniqueness constraints hold across the two processes' objects.
     @Test func uniquenessIsCheckedAgainstTheOthersObjects() throws {
-        let schema = try exampleSchema("TodoList")
-        try withTemporaryDirectory { directory in
-            let url = directory.appendingPathComponent("todos.xml")
-            let (first, _) = try Self.open(url, schema)
-            let (second, _) = try Self.open(url, schema)
+        try Self.withTwoCoordinators { url, first, second in
             let one = ManagedObjectContext(coordinator: first)
             try one.insertObject(entityName: "Tag")["name"] = "home"
             try one.save()

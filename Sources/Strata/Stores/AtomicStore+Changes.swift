@@ -138,16 +138,32 @@ extension AtomicStore {
     /// by the other process gets one above it, so that a context that read it before the change
     /// meets a merge conflict. (The XML layout keeps no versions, and even a format that does
     /// cannot tell this store's in-memory versions from the other process's.)
-    static func carryingVersions(from loaded: AtomicStoreContents, into reloaded: inout AtomicStoreContents) {
+    static func carryingVersions(from loaded: AtomicStoreContents, into reloaded: inout AtomicStoreContents, schema: Schema) {
         for (entity, records) in reloaded.records {
             guard let before = loaded.records[entity] else { continue }
+            let description = schema.entity(named: entity)
             for (id, record) in records {
                 guard let previous = before[id] else { continue }
-                var same = record
-                same.version = previous.version
-                reloaded.records[entity]![id]!.version = same == previous ? previous.version : max(record.version, previous.version + 1)
+                let same = sameStoredState(record, previous, description)
+                reloaded.records[entity]![id]!.version = same ? previous.version : max(record.version, previous.version + 1)
             }
         }
+    }
+
+    /// Whether two records of one object hold the same values and references; the members of
+    /// an unordered to-many compare as sets (files keep them in key order, a save in the order
+    /// it was given).
+    private static func sameStoredState(_ a: StoreRecord, _ b: StoreRecord, _ entity: EntityDescription?) -> Bool {
+        guard a.attributes == b.attributes, a.toOne == b.toOne else { return false }
+        for name in Set(a.toMany.keys).union(b.toMany.keys) {
+            let (left, right) = (a.toMany[name] ?? [], b.toMany[name] ?? [])
+            if entity?.relationship(named: name)?.isOrdered == true {
+                guard left == right else { return false }
+            } else {
+                guard left.count == right.count, Set(left) == Set(right) else { return false }
+            }
+        }
+        return true
     }
 
     private static func conflict(_ id: ObjectID, _ stored: Int64, _ read: Int64, rebasing: Bool) -> ValidationFailure {

@@ -301,7 +301,7 @@ public final class AtomicStore: PersistentStore {
                 if rebasing {
                     var (reloaded, version) = try Self.load(fileURL, format: format)
                     try Self.checkLoaded(&reloaded, schema: schema, identifier: storeIdentifier)
-                    Self.carryingVersions(from: base, into: &reloaded)
+                    Self.carryingVersions(from: base, into: &reloaded, schema: schema)
                     // Keys handed out here but not saved yet stay reserved.
                     for (root, key) in base.keySequences where key > reloaded.keySequences[root, default: 0] {
                         reloaded.keySequences[root] = key
