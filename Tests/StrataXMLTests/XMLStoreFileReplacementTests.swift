@@ -111,3 +111,17 @@ import Glibc
         }
     }
 }
+
+extension XMLStoreFileReplacementTests {
+    /// A FIFO where the store should be is refused at once, not waited on.
+    @Test func aFIFOIsRefusedWithoutBlocking() throws {
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("todos.xml")
+            #expect(mkfifo(url.path, 0o644) == 0)
+            let coordinator = xmlCoordinator(try exampleSchema("TodoList"))
+            let error = strataError { try coordinator.addStore(StoreDescription(type: .xml, url: url)) }
+            #expect(error?.code == .storeIO)
+            #expect(error?.message == "'\(url.path)' is not a regular file; a store is a regular file")
+        }
+    }
+}

@@ -112,11 +112,17 @@ package final class HeldFile: Sendable {
         self.path = path
     }
 
-    /// Opens `url` for reading.
+    /// Opens `url` for reading; anything but a regular file is refused (without blocking on a
+    /// FIFO, which `O_NONBLOCK` lets `open` return from).
     package convenience init(opening url: URL) throws(StrataError) {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw StrataError(.storeIO, "cannot open '\(url.path)': \(String(cString: strerror(errno)))")
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw StrataError(.storeIO, "'\(url.path)' is not a regular file; a store is a regular file")
         }
         self.init(descriptor: descriptor, path: url.path)
     }
