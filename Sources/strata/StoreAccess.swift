@@ -60,11 +60,11 @@ enum StoreAccess {
         throw CLIError.unreadable("\(role) '\(Echo.value(output))' is the store '\(Echo.value(store))' (or one of its files); no command writes over one of its inputs; choose another file")
     }
 
-    /// Removes a store file and the files SQLite keeps beside it. Only for a file no other process
+    /// Removes a store file, the files SQLite keeps beside it and an atomic store's lock file. Only for a file no other process
     /// can have opened (a temporary file of this process): removing a database's `-wal` while
     /// another connection uses it loses that connection's committed transactions.
     static func removeStoreFiles(at path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
+        for suffix in ["", "-wal", "-shm", "-journal", ".lock"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
         }
     }

@@ -328,13 +328,25 @@ public final class PersistentStoreCoordinator: Sendable {
                 permanentIDs[temporary] = ObjectID(entityName: temporary.entityName, storeIdentifier: store.storeIdentifier, primaryKey: key)
             }
         }
+        let reassignable = Set(changes.inserted.compactMap { $0.requestedKey == nil ? permanentIDs[$0.record.objectID] : nil })
         var saved: [ObjectID: StoreRecord] = [:]
         var routed = try route(changes, permanentIDs: permanentIDs)
-        for index in routed.indices { routed[index].1.overwritesConflicts = overwritesConflicts }
-        let versions = try commit(routed)
+        for index in routed.indices {
+            routed[index].1.overwritesConflicts = overwritesConflicts
+            routed[index].1.reassignableIDs = reassignable.filter { $0.storeIdentifier == routed[index].0.storeIdentifier }
+        }
+        let result = try commit(routed)
+        // Keys another process took first: the store gave these objects fresh ones.
+        let reassigned = result.reassignedIDs
+        if !reassigned.isEmpty {
+            for (temporary, permanent) in permanentIDs {
+                if let fresh = reassigned[permanent] { permanentIDs[temporary] = fresh }
+            }
+        }
         for (_, part) in routed {
-            for var record in part.inserted + part.updated {
-                record.version = versions[record.objectID] ?? record.version
+            for stored in part.inserted + part.updated {
+                var record = reassigned.isEmpty ? stored : stored.mappingIDs { reassigned[$0] ?? $0 }
+                record.version = result.versions[record.objectID] ?? record.version
                 saved[record.objectID] = record
             }
         }
@@ -354,7 +366,7 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Saves each store's part so that every store commits or none does, and returns the new
-    /// versions.
+    /// versions and reassigned IDs of all of them.
     ///
     /// Each store's save runs the next store's save in its commit hook
     /// (``PersistentStore/save(_:beforeCommit:)``), so an error anywhere before the outermost
@@ -363,8 +375,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// other's locks in opposite orders. Should a store fail in its own commit after the stores
     /// nested inside it committed, those are put back as they were by a save of the records
     /// read before (and if even that fails, the error says which stores may now disagree).
-    private func commit(_ parts: [(any PersistentStore, StoreChangeset)]) throws(StrataError) -> [ObjectID: Int64] {
-        if parts.count == 1 { return try parts[0].0.save(parts[0].1) }
+    private func commit(_ parts: [(any PersistentStore, StoreChangeset)]) throws(StrataError) -> StoreSaveResult {
+        if parts.count == 1 { return try parts[0].0.saveChanges(parts[0].1) }
         let ordered = parts.filter { !$0.1.isEmpty }.sorted { $0.0.storeIdentifier < $1.0.storeIdentifier }
         var earlier: [[ObjectID: StoreRecord]] = []
         for (store, part) in ordered {
@@ -380,12 +392,12 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             earlier.append(records)
         }
-        var versions: [[ObjectID: Int64]] = Array(repeating: [:], count: ordered.count)
+        var results = Array(repeating: StoreSaveResult(versions: [:]), count: ordered.count)
         var committed: [Int] = []
         func save(from index: Int) throws(StrataError) {
             guard index < ordered.count else { return }
             let (store, part) = ordered[index]
-            versions[index] = try store.save(part) { () throws(StrataError) in try save(from: index + 1) }
+            results[index] = try store.save(part) { () throws(StrataError) in try save(from: index + 1) }
             committed.append(index)
         }
         do {
@@ -395,7 +407,7 @@ public final class PersistentStoreCoordinator: Sendable {
             for index in committed {
                 let (store, part) = ordered[index]
                 do {
-                    _ = try store.save(Self.undoing(part, earlier: earlier[index], versions: versions[index]))
+                    _ = try store.save(Self.undoing(part, earlier: earlier[index], result: results[index]))
                 } catch let undoError {
                     unrestored.append("\(store.url?.path ?? store.storeIdentifier) (\(undoError.message))")
                 }
@@ -408,15 +420,21 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             throw error
         }
-        return versions.reduce(into: [:]) { $0.merge($1) { $1 } }
+        return results.reduce(into: StoreSaveResult(versions: [:])) { all, result in
+            all.versions.merge(result.versions) { $1 }
+            all.reassignedIDs.merge(result.reassignedIDs) { $1 }
+        }
     }
 
     /// The changeset that puts back what `part` changed: its inserts deleted, its updates and
     /// deletes restored to the records (and versions) read before it.
-    private static func undoing(_ part: StoreChangeset, earlier: [ObjectID: StoreRecord], versions: [ObjectID: Int64]) -> StoreChangeset {
+    private static func undoing(_ part: StoreChangeset, earlier: [ObjectID: StoreRecord], result: StoreSaveResult) -> StoreChangeset {
         var undo = StoreChangeset(overwritesConflicts: true)
         undo.restoresVersions = true
-        undo.deleted = part.inserted.map { ($0.objectID, versions[$0.objectID] ?? 1) }
+        undo.deleted = part.inserted.map { record in
+            let id = result.reassignedIDs[record.objectID] ?? record.objectID
+            return (id, result.versions[id] ?? 1)
+        }
         undo.updated = part.updated.compactMap { earlier[$0.objectID] }
         undo.inserted = part.deleted.compactMap { earlier[$0.objectID] }
         return undo
@@ -426,12 +444,7 @@ public final class PersistentStoreCoordinator: Sendable {
     private func route(_ changes: Changes, permanentIDs: [ObjectID: ObjectID]) throws(StrataError) -> [(any PersistentStore, StoreChangeset)] {
         func map(_ id: ObjectID) -> ObjectID { permanentIDs[id] ?? id }
         func map(_ record: StoreRecord) -> StoreRecord {
-            guard !permanentIDs.isEmpty else { return record }
-            var record = record
-            record.objectID = map(record.objectID)
-            record.toOne = record.toOne.mapValues(map)
-            record.toMany = record.toMany.mapValues { $0.map(map) }
-            return record
+            permanentIDs.isEmpty ? record : record.mappingIDs(map)
         }
         var parts: [(store: any PersistentStore, changes: StoreChangeset)] = []
         func part(for entityName: String) throws(StrataError) -> Int {

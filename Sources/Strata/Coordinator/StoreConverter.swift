@@ -6,6 +6,18 @@ public import Foundation
 ///
 /// The copy is written to a temporary file beside the destination and renamed over it only when
 /// complete: an existing destination (replaced only with `overwrite`) is never left half-written.
+///
+/// Replacing a destination is a whole-store replacement, with the rules of every save: a
+/// symlinked destination is written where the link points; the new file keeps the old one's
+/// owner, group and mode; a destination the user could not write is refused. An XML or binary
+/// destination is replaced holding its lock (``FileLock``), so the replacement falls between two
+/// saves of other processes, never inside one; a process that has the old store open then
+/// finds, at its next save, another store (another UUID) in its place and fails without writing.
+/// A SQLite store converted onto a SQLite destination is written into the existing file with
+/// SQLite's backup API, through the engine's locks and log, so that connections other processes
+/// have open see the new contents; any other replacement of a SQLite destination is refused while
+/// a `-wal`, `-shm` or `-journal` file lies beside it: another connection may have it open, and
+/// its log would be orphaned (or hold committed transactions not yet in the main file).
 public enum StoreConverter {
     /// What a conversion copied.
     public struct Summary: Sendable, Hashable {
@@ -40,13 +52,18 @@ public enum StoreConverter {
         try FileIdentity.requireRegularFile(destination, role: "destination store")
         // Compared as files (device and inode), so that a symlink, a hard link or another
         // spelling of the path counts, and SQLite's -wal/-shm/-journal files with it.
+        let target = try FileSync.resolvingSymlinks(destination)
+        let resolvedSource = try FileSync.resolvingSymlinks(source)
         if source.standardizedFileURL.path == destination.standardizedFileURL.path
+            || resolvedSource.path == target.path
             || !FileIdentity.storeFiles(at: source.path).isDisjoint(with: FileIdentity.storeFiles(at: destination.path)) {
             throw StrataError(.storeIO, "the source '\(source.relativePath)' and the destination '\(destination.relativePath)' are the same file; convert into another file")
         }
-        if fileManager.fileExists(atPath: destination.path) && !overwrite {
+        if fileManager.fileExists(atPath: target.path) && !overwrite {
             throw StrataError(.storeIO, "'\(destination.relativePath)' exists; pass --force (overwrite: true) to replace it")
         }
+        // Refused before any work when the destination may not be replaced.
+        _ = try FileSync.replaceableFile(at: target)
         let sourceKind: StoreType
         if let sourceType { sourceKind = sourceType } else { sourceKind = try storeTypes.type(of: source) }
         let metadata = try PersistentStoreCoordinator.metadataForStore(at: source, type: sourceKind, storeTypes: storeTypes)
@@ -56,21 +73,58 @@ public enum StoreConverter {
         let reader = PersistentStoreCoordinator(schema: model, storeTypes: storeTypes)
         try reader.addStore(StoreDescription(type: sourceKind, url: source))
 
-        let temporary = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).converting")
-        do {
-            let counts = try copy(from: reader, metadata: metadata, into: temporary, type: destinationType, storeTypes: storeTypes, progress: progress)
-            for suffix in ["-wal", "-shm", "-journal"] {
-                try? fileManager.removeItem(atPath: destination.path + suffix)
-            }
-            try FileSync.rename(temporary, over: destination)
-            try? FileSync.sync(destination.deletingLastPathComponent())
-            return Summary(objectCounts: counts, sourceType: sourceKind, destinationType: destinationType)
-        } catch {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
+        let temporary = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).converting")
+        defer {
+            // The copy's own files: a SQLite copy's logs, an atomic copy's lock (no other
+            // process knows its name). The copy itself is gone once renamed.
+            for suffix in ["", "-wal", "-shm", "-journal", ".lock"] {
                 try? fileManager.removeItem(atPath: temporary.path + suffix)
             }
-            throw error
+        }
+        let counts = try copy(from: reader, metadata: metadata, into: temporary, type: destinationType, storeTypes: storeTypes, progress: progress)
+        if fileManager.fileExists(atPath: target.path), (try? storeTypes.type(of: target)) == destinationType,
+           try storeTypes.factory(for: destinationType).replaceStoreContents(at: target, from: temporary) {
+            return Summary(objectCounts: counts, sourceType: sourceKind, destinationType: destinationType)
+        }
+        try replace(target, with: temporary, overwrite: overwrite, storeTypes: storeTypes)
+        return Summary(objectCounts: counts, sourceType: sourceKind, destinationType: destinationType)
+    }
+
+    /// Moves the finished copy to `target`: over the old store under its lock (an atomic
+    /// store), or as a new file that must not exist yet (link(2), so that a store another
+    /// process created meanwhile is never clobbered without `overwrite`).
+    private static func replace(_ target: URL, with temporary: URL, overwrite: Bool, storeTypes: StoreTypeRegistry) throws(StrataError) {
+        let directory = target.deletingLastPathComponent()
+        try FileSync.sync(temporary)
+        guard FileManager.default.fileExists(atPath: target.path) else {
+            guard try FileSync.link(temporary, to: target) else {
+                throw StrataError(.storeIO, "'\(target.path)' was created by another process during the conversion; nothing was replaced. Pass --force (overwrite: true) to replace it")
+            }
+            try? FileSync.sync(directory)
+            return
+        }
+        func rename() throws(StrataError) {
+            guard let existing = try FileSync.replaceableFile(at: target) else {
+                throw StrataError(.storeIO, "'\(target.path)' was removed during the conversion; the copy was not kept")
+            }
+            for suffix in ["-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: target.path + suffix) {
+                throw StrataError(
+                    .storeIO,
+                    "'\(target.path)' has a '\(suffix)' file beside it: another process may have the SQLite store open, or it was not closed cleanly (its log may hold saved data). Nothing was replaced; close the other process, or open the store once with strata to fold its log in, then try again")
+            }
+            try FileSync.copyAttributes(existing, toFileAt: temporary, replacing: target)
+            try FileSync.sync(temporary)
+            // The commit point.
+            try FileSync.rename(temporary, over: target)
+            try? FileSync.sync(directory)
+        }
+        let existingType = try? storeTypes.type(of: target)
+        if existingType == .xml || existingType == .binaryPlist {
+            // Between two saves of processes that have the store open, never inside one.
+            try FileLock.withLock(of: target) { () throws(StrataError) in try rename() }
+        } else {
+            try rename()
         }
     }
 

@@ -48,6 +48,19 @@ public protocol AtomicStoreFormat: Sendable {
 /// the same directory, fsync, then rename over the old file. A crash leaves the old file or the
 /// new one, never a torn one; a failed save leaves the old file and the old records.
 ///
+/// Many processes may use one store file. Fetches answer from the records this store loaded
+/// (and its own saves), as Core Data's atomic stores do; another process's saves are seen after
+/// this store's next save, or by opening the store again. A save is a read-modify-write under an
+/// advisory lock (``FileLock``, on `<file>.lock`): it checks that the file is still the one this
+/// store loaded or last wrote (``FileVersion``); if another process replaced it, the save
+/// reloads it and rebases its changes onto what is there now — new objects keep their keys, or
+/// get fresh ones when their keys were handed out by the store and are taken; changes to
+/// objects another process changed or deleted are merge conflicts unless the changeset
+/// overwrites conflicts — and from then on this store holds the merged records.
+///
+/// The file is replaced keeping its owner, group and mode; a symlinked store is written where
+/// the link points; a file the user could not write is refused (``FileSync``).
+///
 /// With no format it is the in-memory store.
 public final class AtomicStore: PersistentStore {
     public let type: StoreType
@@ -57,10 +70,18 @@ public final class AtomicStore: PersistentStore {
 
     private let format: (any AtomicStoreFormat)?
     private let schema: Schema
+    /// The file written and read: `url` with symlinks resolved.
+    private let fileURL: URL?
     /// The current contents. Readers copy the value (copy-on-write) and work outside the lock.
     private let contents: Locked<AtomicStoreContents>
-    /// Serialises saves, which include this store's own file I/O.
-    private let writeLock = Locked(())
+    /// Serialises this store's saves, and holds the version of the file its contents came from.
+    private let writeLock: Locked<LoadedVersion?>
+
+    /// The file the contents were read from or last written to, held open (see ``HeldFile``).
+    private struct LoadedVersion {
+        var file: HeldFile
+        var identity: FileVersion
+    }
 
     /// Opens (or, when missing, creates) a store.
     public init(
@@ -72,22 +93,57 @@ public final class AtomicStore: PersistentStore {
         self.schema = schema
         self.configurationName = configurationName
         var initial: AtomicStoreContents
-        if let url { Self.removeStaleTemporaryFiles(of: url) }
-        if let format, let url, FileManager.default.fileExists(atPath: url.path) {
-            initial = try format.read(from: url)
-            if let problem = initial.metadata.incompatibility(with: schema) { throw problem }
-            for (root, key) in Self.maximumKeys(initial, schema) where key > initial.keySequences[root, default: 0] {
-                initial.keySequences[root] = key
+        var loaded: LoadedVersion?
+        if let format, let url {
+            let fileURL = try FileSync.resolvingSymlinks(url)
+            self.fileURL = fileURL
+            let created = AtomicStoreContents(
+                metadata: StoreMetadata(newStoreOf: type, schema: schema, identifier: UUID().uuidString))
+            // A new store is published with link(2), which never replaces a file: when another
+            // process created the store first, this one opens theirs.
+            if try FileVersion.current(fileURL) == nil, let version = try Self.writeAtomically(created, format: format, to: fileURL, exclusive: true) {
+                (initial, loaded) = (created, version)
+            } else {
+                (initial, loaded) = try Self.load(fileURL, format: format)
             }
+            try Self.checkLoaded(&initial, schema: schema, identifier: nil)
         } else {
+            fileURL = nil
             initial = AtomicStoreContents(
                 metadata: StoreMetadata(newStoreOf: type, schema: schema, identifier: UUID().uuidString))
-            if let format, let url {
-                try Self.writeAtomically(initial, format: format, to: url)
-            }
         }
         storeIdentifier = initial.metadata.storeIdentifier
         contents = Locked(initial)
+        writeLock = Locked(loaded)
+    }
+
+    /// Reads the whole file and notes which file it was: the one opened before reading and
+    /// still at the path after (tried again, a few times, when a save of another process renamed
+    /// a new file there meanwhile).
+    private static func load(_ fileURL: URL, format: any AtomicStoreFormat) throws(StrataError) -> (AtomicStoreContents, LoadedVersion) {
+        for _ in 0..<5 {
+            let file = try HeldFile(opening: fileURL)
+            let identity = try file.identity()
+            let contents = try format.read(from: fileURL)
+            if try FileVersion.current(fileURL) == identity {
+                return (contents, LoadedVersion(file: file, identity: identity))
+            }
+        }
+        throw StrataError(.storeIO, "'\(fileURL.path)' kept changing while it was read (other processes saving to it); try again")
+    }
+
+    /// Checks that loaded contents belong to this model (and, once open, to this store), and
+    /// raises the key sequences to the largest stored keys.
+    private static func checkLoaded(_ loaded: inout AtomicStoreContents, schema: Schema, identifier: String?) throws(StrataError) {
+        if let problem = loaded.metadata.incompatibility(with: schema) { throw problem }
+        if let identifier, loaded.metadata.storeIdentifier != identifier {
+            throw StrataError(
+                .storeIO,
+                "the store file was replaced by another store (UUID \(loaded.metadata.storeIdentifier), this one is \(identifier)) since it was opened, by a convert --force or a copy; nothing was saved. Open the store again to work with what it holds now")
+        }
+        for (root, key) in maximumKeys(loaded, schema) where key > loaded.keySequences[root, default: 0] {
+            loaded.keySequences[root] = key
+        }
     }
 
     private static func maximumKeys(_ contents: AtomicStoreContents, _ schema: Schema) -> [String: Int64] {
@@ -198,88 +254,79 @@ public final class AtomicStore: PersistentStore {
     }
 
     public func setCustomMetadata(_ custom: [String: String]) throws(StrataError) {
-        try writeLock.withLock { _ throws(StrataError) in
-            var next = snapshot
+        try readModifyWrite { base, _ throws(StrataError) in
+            var next = base
             next.metadata.custom = custom
-            try persist(next, beforeCommit: {})
+            return (next, ())
         }
     }
 
-    /// `beforeCommit` runs once the new file is written and synced, before it replaces the old
-    /// one (for the in-memory store: before the new contents are published).
-    public func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> [ObjectID: Int64] {
-        try writeLock.withLock { _ throws(StrataError) in
-            var next = snapshot
-            var conflicts: [ValidationFailure] = []
-            var versions: [ObjectID: Int64] = [:]
-            let checking = !changes.overwritesConflicts && !changes.restoresVersions
-            for (id, version) in changes.deleted {
-                guard let existing = next.record(id) else { continue }
-                if checking && existing.version != version {
-                    conflicts.append(Self.conflict(id, existing.version, version))
-                }
-                next.records[id.entityName]?[id] = nil
+    /// `beforeCommit` runs once the new file is written and synced, before it is renamed over
+    /// the old one (for the in-memory store: before the new contents are published).
+    public func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult {
+        try readModifyWrite(beforeCommit: beforeCommit) { base, rebasing throws(StrataError) in
+            let allocated = contents.withLock { $0.keySequences }
+            let applied = try Self.apply(changes, to: base, allocated: allocated, schema: schema, rebasing: rebasing)
+            return (applied.contents, applied.result)
+        }
+    }
+
+    /// A save: under this store's lock and the file's lock, reads what the file holds now (the
+    /// loaded contents when the file is still the one this store loaded or wrote; otherwise the
+    /// file again, which `modify` is told, to rebase onto), lets `modify` compute the new
+    /// contents, writes them (the commit point is the rename in ``writeAtomically(_:format:to:)``,
+    /// just after `beforeCommit`) and publishes them.
+    ///
+    /// When `modify` or the write fails, the file is untouched; contents reloaded from a file
+    /// another process wrote are kept even then, so that a retry starts from them.
+    private func readModifyWrite<Result>(
+        beforeCommit: () throws(StrataError) -> Void = {},
+        _ modify: (_ base: AtomicStoreContents, _ rebasing: Bool) throws(StrataError) -> (AtomicStoreContents, Result)
+    ) throws(StrataError) -> Result {
+        try writeLock.withLock { loaded throws(StrataError) in
+            guard let format, let fileURL else {
+                let (next, result) = try modify(snapshot, false)
+                try beforeCommit()
+                publish(next)
+                return result
             }
-            for var record in changes.updated {
-                let id = record.objectID
-                guard let existing = next.record(id) else {
-                    conflicts.append(ValidationFailure(
-                        code: .conflict, objectID: id, key: nil,
-                        message: "the object was deleted from the store since it was read"))
-                    continue
+            return try FileLock.withLock(of: fileURL) { () throws(StrataError) in
+                Self.removeStaleTemporaryFiles(of: fileURL)
+                let current = try FileVersion.current(fileURL)
+                guard current != nil else {
+                    throw StrataError(.storeIO, "the store file '\(fileURL.path)' was removed since it was opened; nothing was saved")
                 }
-                if checking && existing.version != record.version {
-                    conflicts.append(Self.conflict(id, existing.version, record.version))
+                var base = snapshot
+                let rebasing = current != loaded?.identity
+                if rebasing {
+                    var (reloaded, version) = try Self.load(fileURL, format: format)
+                    try Self.checkLoaded(&reloaded, schema: schema, identifier: storeIdentifier)
+                    Self.carryingVersions(from: base, into: &reloaded, schema: schema)
+                    // Keys handed out here but not saved yet stay reserved.
+                    for (root, key) in base.keySequences where key > reloaded.keySequences[root, default: 0] {
+                        reloaded.keySequences[root] = key
+                    }
+                    base = reloaded
+                    loaded = version
+                    publish(reloaded)
                 }
-                if !changes.restoresVersions { record.version = existing.version + 1 }
-                versions[id] = record.version
-                next.records[id.entityName, default: [:]][id] = record
+                let (next, result) = try modify(base, rebasing)
+                loaded = try Self.writeAtomically(next, format: format, to: fileURL, exclusive: false, beforeCommit: beforeCommit)
+                publish(next)
+                return result
             }
-            if !conflicts.isEmpty {
-                throw StrataError(.mergeConflict, "the save would overwrite changes another context saved since these objects were read", failures: conflicts)
-            }
-            for var record in changes.inserted {
-                let id = record.objectID
-                if next.record(id) != nil {
-                    throw StrataError(.validationFailed, "an object with primary key \(id.primaryKey ?? 0) already exists in the '\(schema.entity(named: id.entityName)?.rootName ?? id.entityName)' hierarchy")
-                }
-                if !changes.restoresVersions { record.version = 1 }
-                versions[id] = record.version
-                next.records[id.entityName, default: [:]][id] = record
-                if let key = id.primaryKey, let root = schema.entity(named: id.entityName)?.rootName,
-                   key > next.keySequences[root, default: 0] {
-                    next.keySequences[root] = key
-                }
-            }
-            let violations = UniquenessChecker.violations(
-                in: next, schema: schema, checking: changes.inserted.map(\.objectID) + changes.updated.map(\.objectID))
-            if !violations.isEmpty {
-                throw StrataError(.validationFailed, "the save would break a uniqueness constraint", failures: violations)
-            }
-            // Keys handed out since the snapshot was taken are kept.
-            let sequences = contents.withLock { $0.keySequences }
-            for (root, key) in sequences where key > next.keySequences[root, default: 0] {
+        }
+    }
+
+    /// Makes `next` the store's contents, keeping keys handed out meanwhile reserved.
+    private func publish(_ next: AtomicStoreContents) {
+        contents.withLock { current in
+            var next = next
+            for (root, key) in current.keySequences where key > next.keySequences[root, default: 0] {
                 next.keySequences[root] = key
             }
-            try persist(next, beforeCommit: beforeCommit)
-            return versions
+            current = next
         }
-    }
-
-    private static func conflict(_ id: ObjectID, _ stored: Int64, _ read: Int64) -> ValidationFailure {
-        ValidationFailure(
-            code: .conflict, objectID: id, key: nil,
-            message: "changed by another save since it was read (version \(read) read, \(stored) stored)")
-    }
-
-    /// Writes the file (when there is one), then publishes the new contents.
-    private func persist(_ next: AtomicStoreContents, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) {
-        if let format, let url {
-            try Self.writeAtomically(next, format: format, to: url, beforeRename: beforeCommit)
-        } else {
-            try beforeCommit()
-        }
-        contents.withLock { $0 = next }
     }
 
     /// Removes what saves killed mid-write left behind (`.<name>.<UUID>.tmp` beside the store);
@@ -295,24 +342,45 @@ public final class AtomicStore: PersistentStore {
         }
     }
 
-    /// Temporary file in the same directory, fsync, rename over the store, fsync the directory.
-    /// `beforeRename` runs between the sync and the rename; when it throws, the old file stays.
-    static func writeAtomically(
-        _ contents: AtomicStoreContents, format: any AtomicStoreFormat, to url: URL,
-        beforeRename: () throws(StrataError) -> Void = {}
-    ) throws(StrataError) {
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+    /// Writes `contents` as a new version of `fileURL` (symlinks already resolved): a temporary
+    /// file in its directory, created private, given the old file's owner, group and mode,
+    /// fsynced, renamed over the store — the commit point — and the directory fsynced.
+    /// - Parameter exclusive: create the store only if there is none: the commit is then
+    ///   link(2), which fails when the file exists, and nil is returned.
+    /// - Returns: the new file, held open for its identity.
+    /// - Throws: `storeIO` when the old file may not be replaced (read-only, not the user's to
+    ///   write, an owner that cannot be kept) or a step fails; the old file is then untouched.
+    /// - Parameter beforeCommit: runs just before the commit point; when it throws, the old
+    ///   file stays.
+    private static func writeAtomically(
+        _ contents: AtomicStoreContents, format: any AtomicStoreFormat, to fileURL: URL, exclusive: Bool,
+        beforeCommit: () throws(StrataError) -> Void = {}
+    ) throws(StrataError) -> LoadedVersion? {
+        let existing = exclusive ? nil : try FileSync.replaceableFile(at: fileURL)
+        let directory = fileURL.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).tmp")
+        let descriptor = try FileSync.createTemporaryFile(temporary, replacing: existing)
+        let file = HeldFile(descriptor: descriptor, path: fileURL.path)
         do {
             try format.write(contents, to: temporary)
-            try FileSync.sync(temporary)
-            try beforeRename()
-            try FileSync.rename(temporary, over: url)
-            try? FileSync.sync(directory)
+            if let existing { try FileSync.copyAttributes(existing, to: descriptor, replacing: fileURL) }
+            try FileSync.sync(descriptor: descriptor, path: temporary.path)
+            try beforeCommit()
+            // The commit point: before it the old file is whole and untouched, after it the new one is the store.
+            if exclusive {
+                let linked = try FileSync.link(temporary, to: fileURL)
+                try? FileManager.default.removeItem(at: temporary)
+                guard linked else { return nil }
+            } else {
+                try FileSync.rename(temporary, over: fileURL)
+            }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error
         }
+        // Durability of the rename; the save is already visible, so a failure here is not one.
+        try? FileSync.sync(directory)
+        return LoadedVersion(file: file, identity: try file.identity())
     }
 }
 

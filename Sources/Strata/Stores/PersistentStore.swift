@@ -36,8 +36,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// renamed over the old one). When it throws, nothing is committed and its error is
     /// rethrown. A coordinator with several stores nests their saves in it, so that one save
     /// commits to every store or to none.
-    /// - Returns: the new version of every inserted and updated object.
-    func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> [ObjectID: Int64]
+    /// - Returns: the new version of every inserted and updated object, and the inserted objects
+    ///   given fresh keys (only those in ``StoreChangeset/reassignableIDs``) because another
+    ///   process took theirs.
+    func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult
     /// The members of a to-many relationship of a stored object, for records that left it lazy.
     func relatedObjectIDs(of objectID: ObjectID, relationship: String) throws(StrataError) -> [ObjectID]
     /// The uniqueness violations `changes` would cause, without saving anything (a save's
@@ -63,12 +65,23 @@ public protocol PersistentStoreFactory: Sendable {
     /// What of `schema` this store type cannot honour, one reason each; empty when it can
     /// store the whole model. The coordinator refuses a store with reasons.
     func unsupportedFeatures(of schema: Schema, configurationName: String?) -> [String]
+    /// Replaces the contents of the existing store at `destination` with those of the finished
+    /// store at `replacement` (both of this type) in place, as other processes that have the
+    /// destination open expect — SQLite's backup API writes through its locks and log — and
+    /// returns true; or returns false when this type has no such way, and the caller renames
+    /// `replacement` over `destination` instead (the default).
+    func replaceStoreContents(at destination: URL, from replacement: URL) throws(StrataError) -> Bool
 }
 
 extension PersistentStore {
     /// Applies a changeset all-or-nothing (``save(_:beforeCommit:)`` with nothing to run
     /// before the commit).
     public func save(_ changes: StoreChangeset) throws(StrataError) -> [ObjectID: Int64] {
+        try save(changes, beforeCommit: {}).versions
+    }
+
+    /// ``save(_:beforeCommit:)`` with nothing to run before the commit, and its whole result.
+    public func saveChanges(_ changes: StoreChangeset) throws(StrataError) -> StoreSaveResult {
         try save(changes, beforeCommit: {})
     }
 
@@ -81,6 +94,7 @@ extension PersistentStore {
 
 extension PersistentStoreFactory {
     public func unsupportedFeatures(of schema: Schema, configurationName: String?) -> [String] { [] }
+    public func replaceStoreContents(at destination: URL, from replacement: URL) throws(StrataError) -> Bool { false }
 }
 
 /// The store types a coordinator, container or the CLI knows, and how to tell a file's type.

@@ -42,18 +42,54 @@ public struct StoreChangeset: Sendable {
     /// store but failed in another): versions are not checked, and inserted and updated records
     /// are stored with the `version` they carry instead of a new one.
     public var restoresVersions = false
+    /// Inserted objects whose primary keys the store handed out
+    /// (``PersistentStore/allocatePrimaryKeys(rootEntity:count:)``) rather than the caller asked
+    /// for: when another process saved an object with the same key meanwhile, the store may give
+    /// these fresh keys (reported in ``StoreSaveResult/reassignedIDs``). An inserted object not
+    /// listed keeps its key or the save fails.
+    public var reassignableIDs: Set<ObjectID>
 
     public init(
         inserted: [StoreRecord] = [], updated: [StoreRecord] = [],
-        deleted: [(objectID: ObjectID, version: Int64)] = [], overwritesConflicts: Bool = false
+        deleted: [(objectID: ObjectID, version: Int64)] = [], overwritesConflicts: Bool = false,
+        reassignableIDs: Set<ObjectID> = []
     ) {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
         self.overwritesConflicts = overwritesConflicts
+        self.reassignableIDs = reassignableIDs
     }
 
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// What a save did: the new version of every inserted and updated object, and the new IDs of
+/// inserted objects the store had to give other keys.
+public struct StoreSaveResult: Sendable, Hashable {
+    /// The new version of every inserted and updated object, by its final ID.
+    public var versions: [ObjectID: Int64]
+    /// Inserted objects that got another primary key than the changeset gave them (old ID →
+    /// new ID), because another process saved an object with that key first. Only IDs listed
+    /// in ``StoreChangeset/reassignableIDs`` are ever reassigned; every reference to them in the
+    /// saved records was changed too.
+    public var reassignedIDs: [ObjectID: ObjectID]
+
+    public init(versions: [ObjectID: Int64], reassignedIDs: [ObjectID: ObjectID] = [:]) {
+        self.versions = versions
+        self.reassignedIDs = reassignedIDs
+    }
+}
+
+extension StoreRecord {
+    /// The record with its own ID and every reference mapped through `map`.
+    public func mappingIDs(_ map: (ObjectID) -> ObjectID) -> StoreRecord {
+        var record = self
+        record.objectID = map(objectID)
+        record.toOne = toOne.mapValues(map)
+        record.toMany = toMany.mapValues { $0.map(map) }
+        return record
+    }
 }
 
 /// A fetch as a store sees it: concrete entities, a predicate, an order and a window.

@@ -12,13 +12,13 @@ extension SQLiteStore {
     /// the save is redone with the constrained values cleared first.)
     ///
     /// `beforeCommit` runs inside the transaction, after every write, just before `COMMIT`.
-    public func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> [ObjectID: Int64] {
+    public func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult {
         guard !changes.isEmpty else {
             try beforeCommit()
-            return [:]
+            return StoreSaveResult(versions: [:])
         }
         try checkWritable()
-        return try pool.write { (database) throws(StrataError) -> [ObjectID: Int64] in
+        let versions = try pool.write { (database) throws(StrataError) -> [ObjectID: Int64] in
             database.clearLastError()
             // Whether the hook ran: an error after it (COMMIT) must not start the retry below,
             // which would run the hook twice.
@@ -43,6 +43,7 @@ extension SQLiteStore {
                 }
             }
         }
+        return StoreSaveResult(versions: versions)
     }
 
     private struct Target {

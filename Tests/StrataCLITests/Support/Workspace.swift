@@ -71,8 +71,18 @@ final class Workspace: Sendable {
     }
 
     /// The names in the directory, sorted, hidden files included.
+    /// The names in the directory, sorted, without the lock files of the stores listed
+    /// (`<store>.lock`, which XML and binary stores keep on purpose beside a store once it has
+    /// been saved to; `lockFiles()` lists them).
     func listing() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        return names.filter { !($0.hasSuffix(".lock") && names.contains(String($0.dropLast(5)))) }.sorted()
+    }
+
+    /// The lock files of the stores in the directory, sorted.
+    func lockFiles() throws -> [String] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        return names.filter { $0.hasSuffix(".lock") && names.contains(String($0.dropLast(5))) }.sorted()
     }
 
     /// Creates `store` with `strata load --schema <schema> <store> <data files>`, requiring success.

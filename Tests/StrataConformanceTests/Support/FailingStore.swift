@@ -37,7 +37,7 @@ final class FailingStore: PersistentStore {
     var metadata: StoreMetadata { inner.metadata }
     var storeIdentifier: String { inner.storeIdentifier }
 
-    func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> [ObjectID: Int64] {
+    func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult {
         try inner.save(changes) { () throws(StrataError) in
             try beforeCommit()
             if failsAtCommit.withLock({ $0 }) {

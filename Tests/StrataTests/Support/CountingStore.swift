@@ -67,7 +67,7 @@ final class CountingStore: PersistentStore {
         return try inner.records(for: objectIDs)
     }
 
-    func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> [ObjectID: Int64] {
+    func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult {
         factory.note("save")
         return try inner.save(changes, beforeCommit: beforeCommit)
     }
