@@ -85,7 +85,7 @@ import Testing
         let member = tag.toMany["items"]![0]
         _ = try store.save(StoreChangeset(deleted: [(tag.objectID, 1)]))
         #expect(try !related(member, "tags").contains(tag.objectID))
-        #expect(try store.rawQuery("SELECT count(*) AS n FROM Item_tags WHERE destination = ?", [.integer(tag.objectID.primaryKey!)]).first?["n"] == .integer(0))
+        #expect(try store.rawQuery("SELECT count(*) AS n FROM \"Item.tags\" WHERE destination = ?", [.integer(tag.objectID.primaryKey!)]).first?["n"] == .integer(0))
     }
 
     @Test func contextsLoadToManyRelationshipsOnFirstUse() throws {
