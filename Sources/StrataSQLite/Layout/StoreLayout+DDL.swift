@@ -24,7 +24,7 @@ extension StoreLayout {
             let start = sql.firstIndex(of: "\"")!
             let end = sql[sql.index(after: start)...].firstIndex(of: "\"")!
             return (String(sql[sql.index(after: start)..<end]), sql)
-        } + indexDefinitions
+        } + indexDefinitions.map { ($0.name, $0.sql) }
     }
 
     private var tableStatements: [String] {
@@ -49,17 +49,17 @@ extension StoreLayout {
         return statements
     }
 
-    /// The indexes of the layout, each with its name and its `CREATE INDEX` statement. Only
+    /// The indexes of the layout, each with its name, its table and its `CREATE INDEX` statement. Only
     /// SQLite's own functions and collations appear: strings, URIs and decimals are indexed by
     /// their comparison keys (``TableLayout/comparisonKey(_:alias:)``).
-    var indexDefinitions: [(name: String, sql: String)] {
-        var definitions: [(name: String, sql: String)] = []
+    var indexDefinitions: [(name: String, table: String, sql: String)] {
+        var definitions: [(name: String, table: String, sql: String)] = []
         var made: Set<String> = []
         func add(_ name: String, unique: Bool = false, on table: String, _ terms: [String], where condition: String? = nil) {
             guard made.insert(name).inserted else { return }
             var sql = "CREATE \(unique ? "UNIQUE " : "")INDEX \(quoted(name)) ON \(quoted(table)) (\(terms.joined(separator: ", ")))"
             if let condition { sql += " WHERE \(condition)" }
-            definitions.append((name, sql))
+            definitions.append((name, table, sql))
         }
         for root in tables.keys.sorted() {
             let table = tables[root]!

@@ -62,6 +62,7 @@ public final class SQLiteStore: PersistentStore {
                 }
                 writer = try Database(path: path, mode: .init(readOnly: false, create: false))
                 try Self.configure(writer)
+                try StoreLayoutUpgrade.run(on: writer, layout: layout)
                 try Self.createMissingTables(layout, writer)
             } else {
                 metadata = StoreMetadata(newStoreOf: .sqlite, schema: schema, identifier: UUID().uuidString)
