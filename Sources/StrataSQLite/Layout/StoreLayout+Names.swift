@@ -46,7 +46,7 @@ extension StoreLayout {
         for root in tables.keys.sorted() {
             let table = tables[root]!
             let names = ["_pk", "_version"] + (table.hasEntityColumn ? ["_entity"] : []) + table.columns.map(\.name)
-            problems += Self.caseClashes(names, what: "columns of table '\(root)'")
+            problems += Self.caseClashes(names, what: "columns", place: " of table '\(root)'")
             if names.count > Self.maximumColumns {
                 var count = String(names.count)
                 for position in stride(from: count.count - 3, to: 0, by: -3) {
@@ -59,13 +59,13 @@ extension StoreLayout {
     }
 
     /// One problem per group of names that are equal when case is ignored.
-    private static func caseClashes(_ names: [String], what: String) -> [String] {
+    private static func caseClashes(_ names: [String], what: String, place: String = "") -> [String] {
         var groups: [String: Set<String>] = [:]
         for name in names { groups[name.lowercased(), default: []].insert(name) }
         return groups.keys.sorted().compactMap { key in
             let group = groups[key]!.sorted()
             guard group.count > 1 else { return nil }
-            return "the SQLite \(what) \(group.map { "'\($0)'" }.joined(separator: " and ")) would have one name, as SQLite compares names without case; rename all but one"
+            return "the SQLite \(what) \(group.map { "'\($0)'" }.joined(separator: " and "))\(place) would have one name, as SQLite compares names without case; rename all but one"
         }
     }
 }

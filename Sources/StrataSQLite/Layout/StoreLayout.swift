@@ -106,7 +106,7 @@ struct StoreLayout: Sendable {
                     if relationship.isOrdered {
                         orderColumn = "_\(inverse.name)_order"
                         if var table = tables[destination.rootName], !table.columns.contains(where: { $0.name == orderColumn }) {
-                            table.columns.append(ColumnLayout(name: orderColumn!, declaredType: "INTEGER", role: .order(inverse.name)))
+                            table.append(ColumnLayout(name: orderColumn!, declaredType: "INTEGER", role: .order(inverse.name)))
                             tables[destination.rootName] = table
                         }
                     }
@@ -159,9 +159,9 @@ struct StoreLayout: Sendable {
                 guard case .attribute(let type) = column.role else { continue }
                 switch type {
                 case .string, .uri:
-                    table.columns.append(ColumnLayout(name: ComparisonKey.stringColumn(column.name), declaredType: "TEXT", role: .stringKey(column.name)))
+                    table.append(ColumnLayout(name: ComparisonKey.stringColumn(column.name), declaredType: "TEXT", role: .stringKey(column.name)))
                 case .decimal:
-                    table.columns.append(ColumnLayout(name: ComparisonKey.decimalColumn(column.name), declaredType: "TEXT", role: .decimalKey(column.name)))
+                    table.append(ColumnLayout(name: ComparisonKey.decimalColumn(column.name), declaredType: "TEXT", role: .decimalKey(column.name)))
                 default:
                     break
                 }
@@ -229,9 +229,28 @@ struct TableLayout: Sendable {
     let name: String
     let entityNames: [String]
     let hasEntityColumn: Bool
-    var columns: [ColumnLayout]
+    private(set) var columns: [ColumnLayout]
+    /// Positions in ``columns`` by name: a hierarchy may have thousands of columns, and every
+    /// entity of it looks up each of its own.
+    private var positions: [String: Int]
 
-    func column(_ name: String) -> ColumnLayout? { columns.first { $0.name == name } }
+    init(name: String, entityNames: [String], hasEntityColumn: Bool, columns: [ColumnLayout]) {
+        self.name = name
+        self.entityNames = entityNames
+        self.hasEntityColumn = hasEntityColumn
+        self.columns = columns
+        positions = Dictionary(columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    mutating func append(_ column: ColumnLayout) {
+        if positions[column.name] == nil { positions[column.name] = columns.count }
+        columns.append(column)
+    }
+
+    func column(_ name: String) -> ColumnLayout? { positions[name].map { columns[$0] } }
+
+    /// The position of a column in ``columns``.
+    func position(of name: String) -> Int? { positions[name] }
 
     /// The SQL that compares an attribute's values in Swift's order with the BINARY collation
     /// (its shadow column's expression, see ``ComparisonKey``), or nil when the column itself
@@ -309,7 +328,7 @@ final class EntityLayout: Sendable {
         lazyToMany = Set(entity.relationships.filter(\.isToMany).map(\.name))
         let base: Int32 = table.hasEntityColumn ? 3 : 2
         func position(_ name: String) -> Int32 {
-            base + Int32(table.columns.firstIndex { $0.name == name }!)
+            base + Int32(table.position(of: name)!)
         }
         let values = entity.attributeLayout
         // Stored attributes with their column positions in ``selectList`` and their positions

@@ -150,4 +150,73 @@ import Testing
         let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: .withSQLite)
         #expect(throws: StrataError.self) { try coordinator.addStore(StoreDescription(type: .sqlite)) }
     }
+    /// M1: names SQLite would refuse or confuse are reported before any file is made, in words.
+    @Test func namesSQLiteCannotTakeAreReportedBeforeAnyFileIsMade() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let cases: [(String, String)] = [
+            ("Strata_metadata", "entity 'Strata_metadata' cannot be a SQLite table: SQLite compares names without case, and 'strata_metadata' is Strata's own table; rename the entity"),
+            ("STRATA_KEYS", "entity 'STRATA_KEYS' cannot be a SQLite table: SQLite compares names without case, and 'strata_keys' is Strata's own table; rename the entity"),
+            ("Sqlite_stat1", "entity 'Sqlite_stat1' cannot be a SQLite table: SQLite reserves names starting with 'sqlite_' (in any case); rename the entity"),
+        ]
+        for (name, expected) in cases {
+            let schema = try Fixtures.schema(json: """
+            { "name": "M", "entities": [ { "name": "\(name)", "attributes": [ { "name": "title", "type": "string" } ] } ] }
+            """)
+            #expect(SQLiteStoreFactory().unsupportedFeatures(of: schema, configurationName: nil) == [expected])
+            let url = directory.file("\(name).sqlite")
+            let error = #expect(throws: StrataError.self) { try SQLiteStore(url: url, schema: schema) }
+            #expect(error?.code == .unsupportedModel)
+            #expect(!FileManager.default.fileExists(atPath: url.path))
+        }
+        // Sibling entities share their root's table; the model validator checks case within a
+        // lineage only.
+        let cased = try Fixtures.schema(json: """
+        { "name": "M", "entities": [
+          { "name": "Shape", "abstract": true, "attributes": [] },
+          { "name": "Circle", "parent": "Shape", "attributes": [ { "name": "aB", "type": "string" } ] },
+          { "name": "Square", "parent": "Shape", "attributes": [ { "name": "ab", "type": "string" } ] } ] }
+        """)
+        #expect(SQLiteStoreFactory().unsupportedFeatures(of: cased, configurationName: nil) == [
+            "the SQLite columns '_aB_nfc' and '_ab_nfc' of table 'Shape' would have one name, as SQLite compares names without case; rename all but one",
+            "the SQLite columns 'aB' and 'ab' of table 'Shape' would have one name, as SQLite compares names without case; rename all but one",
+        ])
+    }
+
+    /// Entities named like layout 1's generated names (`unique_Tag_name`, `index_Todo_title`,
+    /// in another case) no longer meet an index of that name.
+    @Test func entitiesNamedLikeGeneratedIndexesAreStored() throws {
+        let schema = try Fixtures.schema(json: """
+        { "name": "M", "entities": [
+          { "name": "Tag", "attributes": [ { "name": "name", "type": "string", "indexed": true } ], "uniquenessConstraints": [ ["name"] ] },
+          { "name": "Unique_Tag_name", "attributes": [] }, { "name": "Index_Tag_name", "attributes": [] },
+          { "name": "Unique", "relationships": [ { "name": "tag", "destination": "Tag", "optional": true } ] } ] }
+        """)
+        #expect(SQLiteStoreFactory().unsupportedFeatures(of: schema, configurationName: nil) == [])
+        let store = try SQLiteStore(url: nil, schema: schema)
+        #expect(try names(store, "table") == ["Index_Tag_name", "Tag", "Unique", "Unique_Tag_name", "strata_keys", "strata_metadata"])
+        #expect(try names(store, "index") == ["index.Tag.name", "index.Unique.tag", "unique.Tag.name"])
+    }
+
+    /// M1: a hierarchy wider than SQLite's 2,000 columns is reported with its name and count
+    /// (it used to reach `CREATE TABLE` and echo the whole statement).
+    @Test func aHierarchyWithTooManyColumnsIsReportedWithItsCount() throws {
+        let attributes = (0..<2_001).map { "{ \"name\": \"a\($0)\", \"type\": \"int64\" }" }.joined(separator: ", ")
+        let schema = try Fixtures.schema(json: """
+        { "name": "Wide", "entities": [ { "name": "Wide", "attributes": [ \(attributes) ] } ] }
+        """)
+        #expect(SQLiteStoreFactory().unsupportedFeatures(of: schema, configurationName: nil) == [
+            "entity hierarchy 'Wide' has 2,003 stored columns; a SQLite store holds at most 2,000 in one table (the hierarchy's attributes, to-one relationships and Strata's own columns); split the hierarchy or move attributes to related entities",
+        ])
+    }
+
+    @Test func sqliteErrorsEchoAtMostAFewHundredCharactersOfTheStatement() throws {
+        let database = try Database(path: ":memory:", mode: .init(readOnly: false, create: true))
+        let statement = "CREATE TABLE t (" + (0..<3_000).map { "c\($0) INTEGER" }.joined(separator: ", ") + ")"
+        let error = #expect(throws: StrataError.self) { try database.execute(statement) }
+        let message = error?.message ?? ""
+        #expect(message.hasPrefix("SQLite error 1 (SQL logic error): too many columns on t\n  while running: CREATE TABLE t (c0 INTEGER"))
+        #expect(message.hasSuffix("… (\(statement.count) characters in all)"))
+        #expect(message.count < 500)
+    }
 }

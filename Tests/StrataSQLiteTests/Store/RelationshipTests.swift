@@ -37,6 +37,33 @@ import Testing
         }
     }
 
+    /// D3: `A.b_c` and `A_b.c` had one join table, `A_b_c`, so linking `A` 1 to `X` 1 linked
+    /// `A_b` 1 to `Y` 1 as well. Their tables are now `"A.b_c"` and `"A_b.c"`.
+    @Test func relationshipsWhoseNamesJoinAlikeKeepTheirOwnJoinTables() throws {
+        let schema = try Fixtures.schema(json: """
+        { "name": "Clash", "entities": [
+          { "name": "A", "relationships": [ { "name": "b_c", "destination": "X", "inverse": "owners", "toMany": true } ] },
+          { "name": "A_b", "relationships": [ { "name": "c", "destination": "Y", "inverse": "owners", "toMany": true } ] },
+          { "name": "X", "relationships": [ { "name": "owners", "destination": "A", "inverse": "b_c", "toMany": true } ] },
+          { "name": "Y", "relationships": [ { "name": "owners", "destination": "A_b", "inverse": "c", "toMany": true } ] } ] }
+        """)
+        #expect(SQLiteStoreFactory().unsupportedFeatures(of: schema, configurationName: nil) == [])
+        let store = try SQLiteStore(url: nil, schema: schema)
+        func id(_ entity: String) -> ObjectID { ObjectID(entityName: entity, storeIdentifier: store.storeIdentifier, primaryKey: 1) }
+        _ = try store.save(StoreChangeset(inserted: [
+            StoreRecord(objectID: id("A"), toMany: ["b_c": [id("X")]]),
+            StoreRecord(objectID: id("A_b"), toMany: ["c": []]),
+            StoreRecord(objectID: id("X"), toMany: ["owners": [id("A")]]),
+            StoreRecord(objectID: id("Y"), toMany: ["owners": []]),
+        ]))
+        #expect(try store.relatedObjectIDs(of: id("A"), relationship: "b_c") == [id("X")])
+        #expect(try store.relatedObjectIDs(of: id("X"), relationship: "owners") == [id("A")])
+        #expect(try store.relatedObjectIDs(of: id("A_b"), relationship: "c") == [])
+        #expect(try store.relatedObjectIDs(of: id("Y"), relationship: "owners") == [])
+        let tables = try store.rawQuery("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'A%' ORDER BY name", []).map { $0["name"] }
+        #expect(tables == [.string("A"), .string("A.b_c"), .string("A_b"), .string("A_b.c")])
+    }
+
     @Test func recordsForIgnoresWhatTheStoreDoesNotHold() throws {
         let item = graph.items[0].objectID
         let wrongEntity = ObjectID(entityName: item.entityName == "Item" ? "SpecialItem" : "Item", storeIdentifier: store.metadata.storeIdentifier, primaryKey: item.primaryKey!)
