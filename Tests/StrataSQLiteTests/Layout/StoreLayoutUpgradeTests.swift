@@ -116,6 +116,47 @@ import Testing
         #expect(throws: StrataError.self) { try context.save() }
     }
 
+    /// D3 in a layout-1 file: `A.b_c` and `A_b.c` shared the table `A_b_c`, whose rows cannot
+    /// be told apart; each relationship's new table gets a copy, so no link is lost.
+    @Test func aJoinTableTwoRelationshipsSharedIsCopiedIntoBoth() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("clash.sqlite")
+        let schema = try Fixtures.schema(json: """
+        { "name": "Clash", "entities": [
+          { "name": "A", "relationships": [ { "name": "b_c", "destination": "X", "inverse": "owners", "toMany": true } ] },
+          { "name": "A_b", "relationships": [ { "name": "c", "destination": "Y", "inverse": "owners", "toMany": true } ] },
+          { "name": "X", "relationships": [ { "name": "owners", "destination": "A", "inverse": "b_c", "toMany": true } ] },
+          { "name": "Y", "relationships": [ { "name": "owners", "destination": "A_b", "inverse": "c", "toMany": true } ] } ] }
+        """)
+        do {
+            let database = try Database(path: url.path, mode: .init(readOnly: false, create: true))
+            for table in ["A", "A_b", "X", "Y"] {
+                try database.execute("CREATE TABLE \"\(table)\" (\"_pk\" INTEGER PRIMARY KEY, \"_version\" INTEGER NOT NULL) STRICT")
+                try database.execute("INSERT INTO \"\(table)\" VALUES (1, 1)")
+            }
+            try database.execute("CREATE TABLE \"A_b_c\" (\"source\" INTEGER NOT NULL, \"destination\" INTEGER NOT NULL, PRIMARY KEY (\"source\", \"destination\")) STRICT, WITHOUT ROWID")
+            try database.execute("CREATE INDEX \"index_A_b_c_destination\" ON \"A_b_c\" (\"destination\")")
+            try database.execute("INSERT INTO \"A_b_c\" VALUES (1, 1)")
+            try database.execute("CREATE TABLE \"strata_metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL) STRICT")
+            try database.execute("CREATE TABLE \"strata_keys\" (\"entity\" TEXT PRIMARY KEY, \"last\" INTEGER NOT NULL) STRICT")
+            try database.execute("INSERT INTO \"strata_keys\" VALUES ('A', 1), ('A_b', 1), ('X', 1), ('Y', 1)")
+            let metadata = StoreMetadata(newStoreOf: .sqlite, schema: schema, identifier: "5C1F6A3E-2B7D-4E8F-9A0B-1C2D3E4F5A6B")
+            for (key, value) in StoreFile.rows(metadata) {
+                try database.run("INSERT INTO \"strata_metadata\" VALUES (?1, ?2)", [.text(key), .text(key == "layoutVersion" ? "1" : value)])
+            }
+        }
+        let store = try SQLiteStore(url: url, schema: schema)
+        func id(_ entity: String) -> ObjectID { ObjectID(entityName: entity, storeIdentifier: store.storeIdentifier, primaryKey: 1) }
+        #expect(try store.relatedObjectIDs(of: id("A"), relationship: "b_c") == [id("X")])
+        #expect(try store.relatedObjectIDs(of: id("A_b"), relationship: "c") == [id("Y")])
+        let raw = try RawSQLite(url)
+        #expect(try raw.rows("SELECT name FROM sqlite_master WHERE sql IS NOT NULL AND name LIKE '%A%b%' ORDER BY name") == [
+            "A.b_c", "A_b", "A_b.c", "index.A.b_c.destination", "index.A_b.c.destination",
+        ])
+        #expect(try raw.rows("PRAGMA integrity_check") == ["ok"])
+    }
+
     @Test func aFailedUpgradeLeavesTheFileAsItWas() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
