@@ -122,13 +122,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let url = directory.file("clash.sqlite")
-        let schema = try Fixtures.schema(json: """
-        { "name": "Clash", "entities": [
-          { "name": "A", "relationships": [ { "name": "b_c", "destination": "X", "inverse": "owners", "toMany": true } ] },
-          { "name": "A_b", "relationships": [ { "name": "c", "destination": "Y", "inverse": "owners", "toMany": true } ] },
-          { "name": "X", "relationships": [ { "name": "owners", "destination": "A", "inverse": "b_c", "toMany": true } ] },
-          { "name": "Y", "relationships": [ { "name": "owners", "destination": "A_b", "inverse": "c", "toMany": true } ] } ] }
-        """)
+        let schema = try Fixtures.joinNameClash()
         do {
             let database = try Database(path: url.path, mode: .init(readOnly: false, create: true))
             for table in ["A", "A_b", "X", "Y"] {

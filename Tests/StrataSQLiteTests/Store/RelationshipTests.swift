@@ -40,13 +40,7 @@ import Testing
     /// D3: `A.b_c` and `A_b.c` had one join table, `A_b_c`, so linking `A` 1 to `X` 1 linked
     /// `A_b` 1 to `Y` 1 as well. Their tables are now `"A.b_c"` and `"A_b.c"`.
     @Test func relationshipsWhoseNamesJoinAlikeKeepTheirOwnJoinTables() throws {
-        let schema = try Fixtures.schema(json: """
-        { "name": "Clash", "entities": [
-          { "name": "A", "relationships": [ { "name": "b_c", "destination": "X", "inverse": "owners", "toMany": true } ] },
-          { "name": "A_b", "relationships": [ { "name": "c", "destination": "Y", "inverse": "owners", "toMany": true } ] },
-          { "name": "X", "relationships": [ { "name": "owners", "destination": "A", "inverse": "b_c", "toMany": true } ] },
-          { "name": "Y", "relationships": [ { "name": "owners", "destination": "A_b", "inverse": "c", "toMany": true } ] } ] }
-        """)
+        let schema = try Fixtures.joinNameClash()
         #expect(SQLiteStoreFactory().unsupportedFeatures(of: schema, configurationName: nil) == [])
         let store = try SQLiteStore(url: nil, schema: schema)
         func id(_ entity: String) -> ObjectID { ObjectID(entityName: entity, storeIdentifier: store.storeIdentifier, primaryKey: 1) }
