@@ -94,7 +94,7 @@ enum Fixtures {
           { "name": "A_b", "relationships": [ { "name": "c", "destination": "Y", "inverse": "owners", "toMany": true } ] },
           { "name": "X", "relationships": [ { "name": "owners", "destination": "A", "inverse": "b_c", "toMany": true } ] },
           { "name": "Y", "relationships": [ { "name": "owners", "destination": "A_b", "inverse": "c", "toMany": true } ] } ] }
-    """)
+        """)
     }
 }
 
