@@ -28,7 +28,7 @@ struct DumpCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             if let output { try StoreAccess.refuseSameFile(output, role: "the output file", store: store) }
-            let coordinator = try StoreAccess.openExisting(store, type: type, readOnly: true)
+            let coordinator = try StoreAccess.openExisting(store, type: type)
             let json = try DataExporter.dump(coordinator, entityNames: entities.isEmpty ? nil : entities)
             if let output {
                 do {

@@ -32,7 +32,7 @@ struct InspectCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let coordinator = try StoreAccess.openExisting(store, type: type, readOnly: true)
+            let coordinator = try StoreAccess.openExisting(store, type: type)
             guard let opened = coordinator.stores.first else { return }
             let metadata = opened.metadata
             let context = ManagedObjectContext(coordinator: coordinator)

@@ -56,7 +56,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let coordinator = try StoreAccess.openExisting(store, type: type, readOnly: true)
+            let coordinator = try StoreAccess.openExisting(store, type: type)
             let context = ManagedObjectContext(coordinator: coordinator)
             var request = FetchRequest(entityName: entity)
             request.predicate = try parsePredicate(predicate)

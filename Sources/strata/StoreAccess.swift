@@ -26,10 +26,10 @@ enum StoreAccess {
         return try registry.type(of: URL(fileURLWithPath: path))
     }
 
-    /// Opens an existing store with the model it was written with (no schema needed).
-    /// - Parameter readOnly: for commands that only read: the store is opened for reading (a
-    ///   SQLite store then reads a read-only file or directory, and writes nothing).
-    static func openExisting(_ path: String, type given: String?, readOnly: Bool = false) throws -> PersistentStoreCoordinator {
+    /// Opens an existing store with the model it was written with (no schema needed). A SQLite
+    /// file this process cannot write (or whose directory it cannot write) is opened for reading
+    /// only; one it can write is upgraded in place if an earlier Strata wrote it.
+    static func openExisting(_ path: String, type given: String?) throws -> PersistentStoreCoordinator {
         let url = URL(fileURLWithPath: path)
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CLIError.unreadable("no store at '\(path)'")
@@ -37,8 +37,7 @@ enum StoreAccess {
         let type = try type(of: path, given: given)
         let metadata = try PersistentStoreCoordinator.metadataForStore(at: url, type: type, storeTypes: registry)
         let coordinator = PersistentStoreCoordinator(schema: try metadata.schema(), storeTypes: registry)
-        let options = readOnly ? [SQLiteStore.readOnlyOption: "true"] : [:]
-        try coordinator.addStore(StoreDescription(type: type, url: url, options: options))
+        try coordinator.addStore(StoreDescription(type: type, url: url))
         return coordinator
     }
 

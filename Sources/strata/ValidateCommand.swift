@@ -14,6 +14,10 @@ struct ValidateCommand: ParsableCommand {
             prints an object {"diagnostics": [...], "models": [...]} instead, each model with its \
             file, name, versionHash and entityVersionHashes.
 
+            A model that a store type cannot hold (SQLite: more than 2,000 columns in one \
+            inheritance hierarchy, entity names SQLite reserves or that differ only in case) gets a \
+            warning naming the store type and the reason.
+
             Exit status: 0 when every file is valid (warnings allowed), 1 when one has errors \
             (or warnings, with --warnings-as-errors), 2 for a usage error or an unreadable file.
             """
@@ -55,6 +59,9 @@ struct ValidateCommand: ParsableCommand {
                 continue
             }
             var fileDiagnostics = result.diagnostics
+            if let schema = result.schema, result.diagnostics.errors.isEmpty {
+                fileDiagnostics += Self.storeWarnings(schema, file: file)
+            }
             if warningsAsErrors {
                 for index in fileDiagnostics.indices where fileDiagnostics[index].severity == .warning {
                     fileDiagnostics[index].severity = .error
@@ -116,6 +123,24 @@ struct ValidateCommand: ParsableCommand {
             data = try encoder.encode(diagnostics)
         }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A warning for each part of a valid model that a store type cannot hold (a model is
+    /// store-agnostic, so this is no error): the store would refuse the model when opened.
+    static func storeWarnings(_ schema: Schema, file: String) -> [Diagnostic] {
+        var warnings: [Diagnostic] = []
+        var seen: Set<String> = []
+        for factory in StoreAccess.registry.factories {
+            for configuration in [nil] + schema.configurations.map(\.name) {
+                for problem in factory.unsupportedFeatures(of: schema, configurationName: configuration) where seen.insert("\(factory.type)\u{0}\(problem)").inserted {
+                    warnings.append(Diagnostic(
+                        severity: .warning, code: "unsupportedByStore",
+                        message: "a \(factory.type) store cannot hold this model\(configuration.map { " (configuration '\($0)')" } ?? ""): \(problem)",
+                        path: "", file: file))
+                }
+            }
+        }
+        return warnings
     }
 
     private func count(_ value: Int, _ singular: String, _ plural: String? = nil) -> String {

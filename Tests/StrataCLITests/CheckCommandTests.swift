@@ -37,8 +37,8 @@ struct CheckCommandTests {
     static let sqliteProblems: [(sql: String, line: String)] = [
         (#"UPDATE "Todo" SET "location" = 9 WHERE "_pk" = 2"#,
          "todo.sqlite: Todo/p2.location: refers to Location/p9, which does not exist"),
-        (#"INSERT INTO "Tag_todos" ("source", "destination") VALUES (1, 77)"#,
-         "todo.sqlite: Tag_todos: the row (source 1, destination 77) links objects that do not exist: destination Todo/p77"),
+        (#"INSERT INTO "Tag.todos" ("source", "destination") VALUES (1, 77)"#,
+         "todo.sqlite: Tag.todos: the row (source 1, destination 77) links objects that do not exist: destination Todo/p77"),
         (#"UPDATE "strata_keys" SET "last" = 6 WHERE "entity" = 'Todo'"#,
          "todo.sqlite: Todo/p10: primary key 10 is above the key counter of the 'Todo' hierarchy (6): a new object could be given the same key"),
         (#"UPDATE "Todo" SET "title" = NULL WHERE "_pk" = 5"#,

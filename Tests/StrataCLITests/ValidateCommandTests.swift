@@ -86,6 +86,26 @@ struct ValidateCommandTests {
         #expect(run.status == 0)
     }
 
+    /// M1: a model every store but SQLite can hold (one table of 2,001 attributes + Strata's
+    /// columns) is valid, with a warning that says why SQLite would refuse it.
+    @Test func aModelSQLiteCannotHoldGetsAWarning() throws {
+        let attributes = (0..<2_001).map { "{ \"name\": \"a\($0)\", \"type\": \"int64\" }" }.joined(separator: ", ")
+        let reserved = #"{ "name": "M", "entities": [ { "name": "Strata_metadata", "attributes": [] } ] }"#
+        let directory = try Workspace([
+            "Wide.json": #"{ "name": "Wide", "entities": [ { "name": "Wide", "attributes": [ "# + attributes + " ] } ] }",
+            "Reserved.json": reserved,
+        ])
+        let run = try directory.run("validate", "Wide.json", "Reserved.json")
+        #expect(run.stdout == """
+            Wide.json: warning: a sqlite store cannot hold this model: entity hierarchy 'Wide' has 2,003 stored columns; a SQLite store holds at most 2,000 in one table (the hierarchy's attributes, to-one relationships and Strata's own columns); split the hierarchy or move attributes to related entities
+            Reserved.json: warning: a sqlite store cannot hold this model: entity 'Strata_metadata' cannot be a SQLite table: SQLite compares names without case, and 'strata_metadata' is Strata's own table; rename the entity
+            Wide.json: valid, model Wide, 1 entity, 1 warning
+            Reserved.json: valid, model M, 1 entity, 1 warning
+
+            """)
+        #expect(run.status == 0)
+    }
+
     @Test func warningsAsErrors() throws {
         let directory = try Workspace(["Warn.json": warningModel, "Valid.json": validModel])
         let run = try directory.run("validate", "--warnings-as-errors", "Valid.json", "Warn.json")

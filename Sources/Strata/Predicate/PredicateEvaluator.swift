@@ -340,7 +340,7 @@ package struct PredicateEvaluator<Subject> {
         case (.data(let a), .data(let b)):
             return a == b ? 0 : a.lexicographicallyPrecedes(b) ? -1 : 1
         case (.uri(let a), .uri(let b)):
-            return a.absoluteString == b.absoluteString ? 0 : a.absoluteString < b.absoluteString ? -1 : 1
+            return StringMatching.compare(a.absoluteString, b.absoluteString, [])
         case (.integer(let a), .integer(let b)):
             return a == b ? 0 : a < b ? -1 : 1
         case (.decimal(let a), .decimal(let b)):

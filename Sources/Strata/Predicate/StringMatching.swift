@@ -20,10 +20,29 @@ package enum StringMatching {
         fold(a, options) == fold(b, options)
     }
 
-    /// -1, 0 or 1 in Swift `String` order (Unicode scalar order of the canonical composition).
+    /// -1, 0 or 1 in the order of the strings' NFC forms, Unicode scalar by scalar (which is
+    /// their UTF-8 byte order): canonically equivalent strings are equal, as with Swift `==`.
+    ///
+    /// This is the order Swift documents for `String` `<`, but not always the one it computes:
+    /// when one string is a prefix of the other before normalisation, Swift 6.3's `<` answers
+    /// without normalising the rest ("\u{369}" < "\u{369}\u{31B}", although the second string's
+    /// NFC form starts with U+031B), and "\u{F71}" vs "\u{F73}" is neither `<`, `>` nor `==`.
+    /// The NFC byte order is a total order that a SQLite index on ``normalized(_:)`` reproduces
+    /// with its built-in BINARY collation.
     package static func compare(_ a: String, _ b: String, _ options: ComparisonOptions) -> Int {
         let x = fold(a, options), y = fold(b, options)
-        return x == y ? 0 : x < y ? -1 : 1
+        if x == y { return 0 }
+        if x.utf8.allSatisfy({ $0 < 0x80 }) && y.utf8.allSatisfy({ $0 < 0x80 }) { return x < y ? -1 : 1 }
+        return x._nfcCodeUnits.lexicographicallyPrecedes(y._nfcCodeUnits) ? -1 : 1
+    }
+
+    /// The string's NFC form (Swift's own normalisation, the one `String` `==` uses), or nil
+    /// when the string is already in it — as nearly every string is.
+    package static func normalized(_ string: String) -> String? {
+        if string.utf8.allSatisfy({ $0 < 0x80 }) { return nil }
+        let units = string._nfcCodeUnits
+        if units.elementsEqual(string.utf8) { return nil }
+        return String(decoding: units, as: UTF8.self)
     }
 
     package static func beginsWith(_ string: String, _ prefix: String, _ options: ComparisonOptions) -> Bool {

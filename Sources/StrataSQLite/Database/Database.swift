@@ -204,9 +204,10 @@ final class Database {
     func clearLastError() { lastErrorCode = SQLITE_OK }
 
     /// An error for a failed call, with the SQL (which never contains values: they are bound)
-    /// and SQLite's own message.
+    /// and SQLite's own message, each cut to ``echoLimit`` characters: a statement of a large
+    /// model (a `CREATE TABLE` of thousands of columns) would bury the message.
     func error(_ rc: Int32, sql: String?, message: String? = nil) -> StrataError {
-        let text = message ?? String(cString: sqlite3_errmsg(handle))
+        let text = Self.capped(message ?? String(cString: sqlite3_errmsg(handle)))
         var description = "SQLite error \(rc) (\(String(cString: sqlite3_errstr(rc)))): \(text)"
         switch rc & 0xFF {
         case SQLITE_BUSY, SQLITE_LOCKED:
@@ -215,9 +216,18 @@ final class Database {
             description = "the store is read-only: \(description)"
         default: break
         }
-        if let sql { description += "\n  while running: \(sql)" }
+        if let sql { description += "\n  while running: \(Self.capped(sql))" }
         lastErrorCode = rc
         return StrataError(Self.code(for: rc), description, file: path)
+    }
+
+    /// How many characters of a statement or message an error echoes.
+    static let echoLimit = 300
+
+    /// `text`, or its first ``echoLimit`` characters and how many there were.
+    static func capped(_ text: String) -> String {
+        guard text.count > echoLimit else { return text }
+        return "\(text.prefix(echoLimit))… (\(text.count) characters in all)"
     }
 
     /// Extended result codes that Swift does not import (they are macros over expressions).

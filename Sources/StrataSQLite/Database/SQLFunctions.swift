@@ -6,6 +6,11 @@ internal import Strata
 /// in-memory evaluator does. Each one calls the same Swift code the evaluator calls
 /// (`StringMatching`, `PredicateEvaluator.compare`, `PredicateEvaluator.order`).
 ///
+/// They are for queries only: the schema never names them (indexes hold the shadow columns'
+/// keys, ``ComparisonKey``), so that tools without them — the `sqlite3` shell — can check,
+/// vacuum, reindex and edit a store. Queries use them where no key column is at hand: folded
+/// strings (`[c]`, `[d]`), aggregates, string operators and mixed kinds.
+///
 /// - `COLLATE strata`: Swift `String` order (`StringMatching.compare`, canonical equivalence).
 /// - `COLLATE strata_localized`: `StringMatching.localizedStandardCompare`.
 /// - `COLLATE strata_decimal`: decimal TEXT by numeric value.

@@ -19,12 +19,12 @@ extension StoreLayout {
 
     /// ``creationStatements`` with the name of the table or index each creates.
     var namedCreationStatements: [(name: String, sql: String)] {
-        (tableStatements + indexStatements).map { sql in
-            // `CREATE [UNIQUE] {TABLE|INDEX} "name" …`
+        tableStatements.map { sql in
+            // `CREATE TABLE "name" …`
             let start = sql.firstIndex(of: "\"")!
             let end = sql[sql.index(after: start)...].firstIndex(of: "\"")!
             return (String(sql[sql.index(after: start)..<end]), sql)
-        }
+        } + indexDefinitions.map { ($0.name, $0.sql) }
     }
 
     private var tableStatements: [String] {
@@ -49,69 +49,59 @@ extension StoreLayout {
         return statements
     }
 
-    /// How a column of `type` is compared: strings by Swift's rules, decimals by value.
-    static func collation(for role: ColumnLayout.Role) -> String {
-        switch role {
-        case .attribute(.string), .attribute(.uri): " COLLATE \(SQLFunctions.collation)"
-        case .attribute(.decimal): " COLLATE \(SQLFunctions.decimalCollation)"
-        default: ""
-        }
-    }
-
-    var indexStatements: [String] {
-        var statements: [String] = []
-        var names: Set<String> = Set(tables.keys).union(joinTables.map(\.name))
-        func name(_ base: String) -> String {
-            var candidate = base
-            var number = 2
-            while names.contains(candidate) {
-                candidate = "\(base)_\(number)"
-                number += 1
-            }
-            names.insert(candidate)
-            return candidate
+    /// The indexes of the layout, each with its name, its table and its `CREATE INDEX` statement. Only
+    /// SQLite's own functions and collations appear: strings, URIs and decimals are indexed by
+    /// their comparison keys (``TableLayout/comparisonKey(_:alias:)``).
+    var indexDefinitions: [(name: String, table: String, sql: String)] {
+        var definitions: [(name: String, table: String, sql: String)] = []
+        var made: Set<String> = []
+        func add(_ name: String, unique: Bool = false, on table: String, _ terms: [String], where condition: String? = nil) {
+            guard made.insert(name).inserted else { return }
+            var sql = "CREATE \(unique ? "UNIQUE " : "")INDEX \(quoted(name)) ON \(quoted(table)) (\(terms.joined(separator: ", ")))"
+            if let condition { sql += " WHERE \(condition)" }
+            definitions.append((name, table, sql))
         }
         for root in tables.keys.sorted() {
             let table = tables[root]!
             func term(_ property: String, descending: Bool = false) -> String? {
                 guard let column = table.column(property) else { return nil }
-                return quoted(column.name) + Self.collation(for: column.role) + (descending ? " DESC" : "")
+                return (table.comparisonKey(property, alias: nil) ?? quoted(column.name)) + (descending ? " DESC" : "")
             }
             if table.hasEntityColumn {
-                statements.append("CREATE INDEX \(quoted(name("index_\(root)__entity"))) ON \(quoted(root)) (\"_entity\")")
+                add(Self.columnIndexName(root, "_entity"), on: root, ["\"_entity\""])
             }
             for column in table.columns {
                 if case .toOne = column.role {
-                    statements.append("CREATE INDEX \(quoted(name("index_\(root)_\(column.name)"))) ON \(quoted(root)) (\(quoted(column.name)))")
+                    add(Self.columnIndexName(root, column.name), on: root, [quoted(column.name)])
                 }
             }
             for entityName in table.entityNames {
                 guard let entity = schema.entity(named: entityName) else { continue }
                 for attribute in entity.declaredAttributes where attribute.isIndexed && !attribute.isTransient {
                     if let term = term(attribute.name) {
-                        statements.append("CREATE INDEX \(quoted(name("index_\(root)_\(attribute.name)"))) ON \(quoted(root)) (\(term))")
+                        add(Self.columnIndexName(root, attribute.name), on: root, [term])
                     }
                 }
                 for index in entity.indexes {
                     let terms = index.elements.compactMap { term($0.property, descending: $0.order == .descending) }
                     guard terms.count == index.elements.count else { continue }
-                    statements.append("CREATE INDEX \(quoted(name("index_\(entityName)_\(index.name)"))) ON \(quoted(root)) (\(terms.joined(separator: ", ")))")
+                    add(Self.modelIndexName(entityName, index.name), on: root, terms)
                 }
                 for constraint in entity.uniquenessConstraints {
                     let terms = constraint.compactMap { term($0) }
                     guard terms.count == constraint.count else { continue }
-                    var sql = "CREATE UNIQUE INDEX \(quoted(name("unique_\(entityName)_\(constraint.joined(separator: "_"))"))) ON \(quoted(root)) (\(terms.joined(separator: ", ")))"
                     let covered = schema.entityAndDescendants(of: entityName).map(\.name)
-                    if table.hasEntityColumn && covered.count < table.entityNames.count {
-                        sql += " WHERE \"_entity\" IN (\(covered.map(literal).joined(separator: ", ")))"
-                    }
-                    statements.append(sql)
+                    let condition = table.hasEntityColumn && covered.count < table.entityNames.count
+                        ? "\"_entity\" IN (\(covered.map(literal).joined(separator: ", ")))" : nil
+                    add(Self.uniqueIndexName(entityName, constraint), unique: true, on: root, terms, where: condition)
                 }
             }
         }
         for join in joinTables {
-            statements.append("CREATE INDEX \(quoted(name("index_\(join.name)_destination"))) ON \(quoted(join.name)) (\"destination\")")
+            add(Self.columnIndexName(join.name, "destination"), on: join.name, ["\"destination\""])
         }
-        return statements
+        return definitions
     }
+
+    var indexStatements: [String] { indexDefinitions.map(\.sql) }
 }

@@ -11,12 +11,29 @@ internal import Strata
 /// - A to-many relationship whose inverse is to-one lives in that inverse's foreign-key column
 ///   (plus `"_<inverse>_order"` in the destination table when it is ordered).
 /// - Any other to-many relationship (many-to-many, or without inverse) has a join table named
-///   `"<Entity>_<relationship>"` after the side whose (entity, name) sorts first, with columns
+///   `"<Entity>.<relationship>"` after the side whose (entity, name) sorts first, with columns
 ///   `"source"`, `"destination"` and, for ordered sides, `"source_order"`/`"destination_order"`.
+///   The dot cannot occur in a model name, so two relationships never share a join table
+///   (`A.b_c` and `A_b.c` are `"A.b_c"` and `"A_b.c"`) and no join table is an entity's.
+/// - Shadow columns, at the end of the table, make strings, URIs and decimals comparable with
+///   SQLite's built-in BINARY collation (see ``ComparisonKey``): `"_<attribute>_nfc"` beside a
+///   string or URI attribute holds its NFC form when that differs from the value (else NULL),
+///   and `"_<attribute>_key"` beside a decimal holds an order-preserving text key. Every save
+///   writes them; they are never attributes. Indexes and uniqueness constraints index
+///   `coalesce("_x_nfc", "x")` and `"_x_key"`, so the schema names no collation or function
+///   of Strata's, and the `sqlite3` shell can check, vacuum, reindex and edit the file. A row
+///   edited by hand should set `"_x_nfc"` to NULL (right for any NFC text) and `"_x_key"` to
+///   the key of the new decimal, or keep the old values away from comparisons.
+/// - Indexes: `"index.<table>.<column>"` on a column (`_entity`, a foreign key, an indexed
+///   attribute, a join table's `destination`), `"named.<Entity>.<index>"` for the model's
+///   indexes, `"unique.<Entity>.<property>…"` for uniqueness constraints (properties joined by
+///   dots). Their dots and keywords keep them apart from each other and from every table.
 /// - `strata_metadata` (key, value) and `strata_keys` (entity, last primary key handed out).
 ///
-/// Every name starting with `_` or a lower-case letter is Strata's, so it never clashes with a
-/// property (lower-case first) or an entity (upper-case first).
+/// Every column name starting with `_` is Strata's, so it never clashes with a property
+/// (lower-case first). SQLite compares names without case, so a model whose names differ only
+/// in case, an entity named like Strata's tables (`Strata_metadata`) or SQLite's (`sqlite_…`),
+/// or a hierarchy of more than ``maximumColumns`` columns is reported in ``problems``.
 struct StoreLayout: Sendable {
     let schema: Schema
     /// Tables by root entity name.
@@ -25,7 +42,7 @@ struct StoreLayout: Sendable {
     let entities: [String: EntityLayout]
     let joinTables: [JoinTableLayout]
     /// What of the model this layout cannot store; empty when it can store all of it.
-    let problems: [String]
+    private(set) var problems: [String]
 
     init(schema: Schema, configurationName: String?) {
         self.schema = schema
@@ -89,7 +106,7 @@ struct StoreLayout: Sendable {
                     if relationship.isOrdered {
                         orderColumn = "_\(inverse.name)_order"
                         if var table = tables[destination.rootName], !table.columns.contains(where: { $0.name == orderColumn }) {
-                            table.columns.append(ColumnLayout(name: orderColumn!, declaredType: "INTEGER", role: .order(inverse.name)))
+                            table.append(ColumnLayout(name: orderColumn!, declaredType: "INTEGER", role: .order(inverse.name)))
                             tables[destination.rootName] = table
                         }
                     }
@@ -110,7 +127,7 @@ struct StoreLayout: Sendable {
                     inverseDeclaring = other
                     ownsTable = (declaring, relationship.name) < (other, inverse.name)
                 }
-                let name = ownsTable ? "\(declaring)_\(relationship.name)" : "\(inverseDeclaring!)_\(inverse!.name)"
+                let name = ownsTable ? Self.joinTableName(declaring, relationship.name) : Self.joinTableName(inverseDeclaring!, inverse!.name)
                 if !joinTables.contains(where: { $0.name == name }) {
                     let sourceRoot = ownsTable ? entity.rootName : destination.rootName
                     let destinationRoot = ownsTable ? destination.rootName : entity.rootName
@@ -119,9 +136,6 @@ struct StoreLayout: Sendable {
                     joinTables.append(JoinTableLayout(
                         name: name, sourceRoot: sourceRoot, destinationRoot: destinationRoot,
                         hasSourceOrder: sourceOrdered, hasDestinationOrder: destinationOrdered))
-                    if tables[name] != nil || schema.entity(named: name) != nil {
-                        problems.append("the join table of \(declaring).\(relationship.name) would be named '\(name)', which is also an entity; rename the entity or the relationship")
-                    }
                 }
                 toMany[entity.name, default: [:]][relationship.name] = .joinTable(
                     table: name, ownColumn: ownsTable ? "source" : "destination",
@@ -137,6 +151,24 @@ struct StoreLayout: Sendable {
             }
         }
 
+        // Shadow columns last, so that a store upgraded in place (ALTER TABLE … ADD COLUMN) has
+        // the columns of a new one, in the same order.
+        for root in roots {
+            guard var table = tables[root] else { continue }
+            for column in table.columns {
+                guard case .attribute(let type) = column.role else { continue }
+                switch type {
+                case .string, .uri:
+                    table.append(ColumnLayout(name: ComparisonKey.stringColumn(column.name), declaredType: "TEXT", role: .stringKey(column.name)))
+                case .decimal:
+                    table.append(ColumnLayout(name: ComparisonKey.decimalColumn(column.name), declaredType: "TEXT", role: .decimalKey(column.name)))
+                default:
+                    break
+                }
+            }
+            tables[root] = table
+        }
+
         var entities: [String: EntityLayout] = [:]
         for entity in stored {
             guard let table = tables[entity.rootName] else { continue }
@@ -146,6 +178,7 @@ struct StoreLayout: Sendable {
         self.entities = entities
         self.joinTables = joinTables
         self.problems = problems
+        self.problems += nameProblems()
     }
 
     /// The entity of `entity`'s lineage that declares `property` (itself or an ancestor).
@@ -179,6 +212,10 @@ struct ColumnLayout: Sendable, Hashable {
         case toOneEntity(String)
         /// The position of the row in an ordered to-many relationship kept by this foreign key.
         case order(String)
+        /// The NFC form of a string or URI attribute, when it differs (``ComparisonKey``).
+        case stringKey(String)
+        /// The order-preserving key of a decimal attribute (``ComparisonKey``).
+        case decimalKey(String)
     }
 
     let name: String
@@ -192,9 +229,40 @@ struct TableLayout: Sendable {
     let name: String
     let entityNames: [String]
     let hasEntityColumn: Bool
-    var columns: [ColumnLayout]
+    private(set) var columns: [ColumnLayout]
+    /// Positions in ``columns`` by name: a hierarchy may have thousands of columns, and every
+    /// entity of it looks up each of its own.
+    private var positions: [String: Int]
 
-    func column(_ name: String) -> ColumnLayout? { columns.first { $0.name == name } }
+    init(name: String, entityNames: [String], hasEntityColumn: Bool, columns: [ColumnLayout]) {
+        self.name = name
+        self.entityNames = entityNames
+        self.hasEntityColumn = hasEntityColumn
+        self.columns = columns
+        positions = Dictionary(columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    mutating func append(_ column: ColumnLayout) {
+        if positions[column.name] == nil { positions[column.name] = columns.count }
+        columns.append(column)
+    }
+
+    func column(_ name: String) -> ColumnLayout? { positions[name].map { columns[$0] } }
+
+    /// The position of a column in ``columns``.
+    func position(of name: String) -> Int? { positions[name] }
+
+    /// The SQL that compares an attribute's values in Swift's order with the BINARY collation
+    /// (its shadow column's expression, see ``ComparisonKey``), or nil when the column itself
+    /// does (numbers, dates, UUIDs, binary) or is not an attribute.
+    func comparisonKey(_ attribute: String, alias: String?) -> String? {
+        guard let column = column(attribute), case .attribute(let type) = column.role else { return nil }
+        switch type {
+        case .string, .uri: return ComparisonKey.stringExpression(attribute, alias: alias)
+        case .decimal: return (alias.map { "\($0)." } ?? "") + quoted(ComparisonKey.decimalColumn(attribute))
+        default: return nil
+        }
+    }
 
     /// The SQL for the entity name of a row of this table under `alias`, and arguments.
     func entityExpression(alias: String) -> String? {
@@ -243,6 +311,10 @@ final class EntityLayout: Sendable {
         case toOneKey(String)
         /// The entity name of a to-one relationship's destination.
         case toOneEntity(String)
+        /// The `"_x_nfc"` shadow column of the string or URI attribute at this position.
+        case stringKey(position: Int)
+        /// The `"_x_key"` shadow column of the decimal attribute at this position.
+        case decimalKey(position: Int)
     }
     /// `INSERT` of a row: `_pk`, `_entity` (if any), `_version`, then ``writtenColumns``.
     let insertSQL: String
@@ -256,7 +328,7 @@ final class EntityLayout: Sendable {
         lazyToMany = Set(entity.relationships.filter(\.isToMany).map(\.name))
         let base: Int32 = table.hasEntityColumn ? 3 : 2
         func position(_ name: String) -> Int32 {
-            base + Int32(table.columns.firstIndex { $0.name == name }!)
+            base + Int32(table.position(of: name)!)
         }
         let values = entity.attributeLayout
         // Stored attributes with their column positions in ``selectList`` and their positions
@@ -276,6 +348,15 @@ final class EntityLayout: Sendable {
         for attribute in attributes {
             written.append(table.column(attribute.name)!)
             writes.append(.attribute(position: attribute.position))
+        }
+        for attribute in attributes {
+            if let column = table.column(ComparisonKey.stringColumn(attribute.name)), case .stringKey = column.role {
+                written.append(column)
+                writes.append(.stringKey(position: attribute.position))
+            } else if let column = table.column(ComparisonKey.decimalColumn(attribute.name)), case .decimalKey = column.role {
+                written.append(column)
+                writes.append(.decimalKey(position: attribute.position))
+            }
         }
         for relationship in entity.relationships where !relationship.isToMany {
             written.append(table.column(relationship.name)!)

@@ -135,6 +135,26 @@ extension PredicateCompiler {
         }
     }
 
+    /// The comparison key of a scalar for a native comparison under `options`: its key column
+    /// (``ScalarSQL/key``) — nil for a string compared with folding options, which only a
+    /// query-time function can fold.
+    static func key(_ scalar: ScalarSQL, _ options: ComparisonOptions) -> String? {
+        if scalar.kind == .string && folds(options) { return nil }
+        return scalar.key
+    }
+
+    /// A constant bound as the key a column of `kind` is compared by (``ComparisonKey``); nil
+    /// when the kinds have no common key.
+    mutating func keyConstant(_ value: PredicateValue, as kind: ValueKind) -> String? {
+        switch (kind, value) {
+        case (.string, .string(let string)): bind(.text(ComparisonKey.normalizedString(string)))
+        case (.uri, .uri(let url)): bind(.text(ComparisonKey.normalizedString(url.absoluteString)))
+        case (.decimal, .decimal(let decimal)): bind(.text(ComparisonKey.decimal(decimal)))
+        case (.decimal, .integer(let integer)): bind(.text(ComparisonKey.decimal(Decimal(integer))))
+        default: nil
+        }
+    }
+
     /// The expression and collation a native comparison uses for a scalar.
     func nativeOperand(_ scalar: ScalarSQL, _ options: ComparisonOptions) -> (String, String) {
         switch scalar.kind {
@@ -200,6 +220,15 @@ extension PredicateCompiler {
         switch (a.kind, b.kind) {
         case (.date, .date), (.uuid, .uuid), (.binary, .binary), (.string, .string), (.uri, .uri), (.decimal, .decimal), (.decimal, .integer):
             if a.kind == .decimal && b.kind == .integer && b.constant == nil { return nil }
+            // Both sides as comparison keys, with the BINARY collation: what the indexes hold.
+            if let left = Self.key(a, options) {
+                if let constant = b.constant, let right = keyConstant(constant, as: a.kind) {
+                    return plain(left, op, right, "", a.nullable, false)
+                }
+                if a.kind == b.kind, let right = Self.key(b, options) {
+                    return plain(left, op, right, "", a.nullable, b.nullable)
+                }
+            }
             let (left, collation) = nativeOperand(a, options)
             let right: String
             if let constant = b.constant {

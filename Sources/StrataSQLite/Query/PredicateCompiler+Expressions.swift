@@ -84,7 +84,8 @@ extension PredicateCompiler {
             }
             if key == "self" || key == "SELF" { return try walk(start, rest) }
             if let column = table.column(key), case .attribute(let type) = column.role {
-                return try walk(.scalar(ScalarSQL(sql: "\(alias).\(quoted(key))", kind: ValueKind(type), nullable: true)), rest)
+                let scalar = ScalarSQL(sql: "\(alias).\(quoted(key))", kind: ValueKind(type), nullable: true, key: table.comparisonKey(key, alias: alias))
+                return try walk(.scalar(scalar), rest)
             }
             return .null
         case .rows(let rows):

@@ -66,21 +66,23 @@ extension PredicateCompiler {
         case .scalar(let scalar):
             switch scalar.kind {
             case .string:
+                // The comparison key when there is one: the order an index on it holds.
+                let plain = scalar.key.map { "\($0)\(direction)" } ?? "\(scalar.sql) COLLATE \(SQLFunctions.collation)\(direction)"
                 switch descriptor.comparison {
                 case .default:
-                    return ["\(scalar.sql) COLLATE \(SQLFunctions.collation)\(direction)"]
+                    return [plain]
                 case .caseInsensitive:
                     return [
                         "strata_fold(\(scalar.sql), \(ComparisonOptions.caseInsensitive.rawValue)) COLLATE \(SQLFunctions.collation)\(direction)",
-                        "\(scalar.sql) COLLATE \(SQLFunctions.collation)\(direction)",
+                        plain,
                     ]
                 case .localizedStandard:
                     return ["\(scalar.sql) COLLATE \(SQLFunctions.localizedCollation)\(direction)"]
                 }
             case .uri:
-                return ["\(scalar.sql) COLLATE \(SQLFunctions.collation)\(direction)"]
+                return [scalar.key.map { "\($0)\(direction)" } ?? "\(scalar.sql) COLLATE \(SQLFunctions.collation)\(direction)"]
             case .decimal:
-                return ["\(scalar.sql) COLLATE \(SQLFunctions.decimalCollation)\(direction)"]
+                return [scalar.key.map { "\($0)\(direction)" } ?? "\(scalar.sql) COLLATE \(SQLFunctions.decimalCollation)\(direction)"]
             case .number:
                 throw Unsupported(reason: "sorting by an aggregate")
             default:

@@ -15,7 +15,9 @@ internal import Strata
 ///   string operators, mixed kinds, `@sum` …), the comparison calls `strata_compare`, which is
 ///   the evaluator's own `compare` on the decoded values. Native SQL is used only where it is
 ///   provably the same: integers, doubles (with NaN kept as `'NaN'` text and guarded), dates,
-///   binary, UUIDs, and strings through the `strata` collation (Swift's order).
+///   binary, UUIDs, and strings, URIs and decimals through their comparison keys (the shadow
+///   columns the indexes hold, with the BINARY collation: ``ComparisonKey``), or the `strata`
+///   collations where no key column is at hand (folded strings, aggregates).
 struct PredicateCompiler {
     let layout: StoreLayout
     private(set) var arguments: [SQLValue] = []
@@ -232,7 +234,11 @@ struct PredicateCompiler {
                     rest.append(member)
                 }
             }
-            if !values.isEmpty {
+            if !values.isEmpty, let key = Self.key(scalar, options) {
+                var placeholders: [String] = []
+                for value in values { placeholders.append(keyConstant(value, as: scalar.kind) ?? nativeConstant(value, as: scalar.kind, options)) }
+                parts.append(Condition(sql: "\(key) IN (\(placeholders.joined(separator: ", ")))", nullable: true))
+            } else if !values.isEmpty {
                 let (sql, collation) = nativeOperand(scalar, options)
                 var placeholders: [String] = []
                 for value in values { placeholders.append(nativeConstant(value, as: scalar.kind, options)) }

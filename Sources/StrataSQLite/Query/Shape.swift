@@ -29,6 +29,10 @@ struct ScalarSQL {
     var nullable: Bool
     /// The value, when the expression is a bound constant.
     var constant: PredicateValue?
+    /// For a string, URI or decimal column: the SQL of its comparison key, which compares in
+    /// the evaluator's order with the BINARY collation and is what indexes hold
+    /// (``TableLayout/comparisonKey(_:alias:)``).
+    var key: String?
 }
 
 /// An object: its primary key and concrete entity name as SQL, and where its row can be read.

@@ -119,7 +119,9 @@ extension SQLiteStore {
         var updateTargets: [Target?] = changes.updated.map { target($0.objectID) }
         if clearingUniqueValues {
             for target in updateTargets.compactMap({ $0 }) {
-                let columns = uniqueColumns(of: target.entity)
+                let columns = uniqueColumns(of: target.entity).flatMap { name in
+                    [name, ComparisonKey.stringColumn(name), ComparisonKey.decimalColumn(name)].filter { target.entity.table.column($0) != nil }
+                }
                 guard !columns.isEmpty else { continue }
                 let sql = "UPDATE \(quoted(target.entity.rootName)) SET \(columns.map { "\(quoted($0)) = NULL" }.joined(separator: ", ")) WHERE \"_pk\" = ?"
                 try statement(sql).run([.integer(target.key)])
@@ -239,6 +241,8 @@ extension SQLiteStore {
                 try statement.bind(record.toOne[relationship]?.primaryKey.map { .integer($0) } ?? .null, at: index)
             case .toOneEntity(let relationship):
                 try statement.bind(record.toOne[relationship].map { .text($0.entityName) } ?? .null, at: index)
+            case .stringKey(let position), .decimalKey(let position):
+                try statement.bind(ComparisonKey.shadowValue(of: attributes[position: position]), at: index)
             }
             index += 1
         }

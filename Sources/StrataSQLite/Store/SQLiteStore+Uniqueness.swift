@@ -26,8 +26,8 @@ extension SQLiteStore {
             for constraint in owner.uniquenessConstraints {
                 var terms: [String] = []
                 for (position, name) in constraint.enumerated() {
-                    guard let column = table.column(name) else { continue }
-                    terms.append("\(quoted(name)) = ?\(position + 1)\(StoreLayout.collation(for: column.role))")
+                    guard table.column(name) != nil else { continue }
+                    terms.append("\(table.comparisonKey(name, alias: nil) ?? quoted(name)) = ?\(position + 1)")
                 }
                 var sql = "SELECT \"_pk\"\(table.hasEntityColumn ? ", \"_entity\"" : "") FROM \(quoted(table.name)) WHERE \(terms.joined(separator: " AND "))"
                 if table.hasEntityColumn && covered.count < table.entityNames.count {
@@ -36,16 +36,16 @@ extension SQLiteStore {
                 sql += " ORDER BY \(table.hasEntityColumn ? "\"_entity\", " : "")\"_pk\""
                 var seen: [[SQLValue]: ObjectID] = [:]
                 for record in candidates {
-                    guard let key = uniqueKey(record, constraint) else { continue }
+                    guard let key = uniqueKey(record, constraint).map({ normalized($0, constraint, table) }) else { continue }
                     let stored = try database.rows(sql, key) { row in
                         ObjectID(entityName: table.hasEntityColumn ? row.text(1) : table.name, storeIdentifier: storeIdentifier, primaryKey: row.int64(0))
                     }
                     if let other = stored.first(where: { !replaced.contains($0) }) {
                         failures.append(Self.notUnique(record.objectID, other, constraint))
-                    } else if let other = seen[normalized(key, constraint, table)] {
+                    } else if let other = seen[key] {
                         failures.append(Self.notUnique(record.objectID, other, constraint))
                     } else {
-                        seen[normalized(key, constraint, table)] = record.objectID
+                        seen[key] = record.objectID
                     }
                 }
             }
@@ -70,14 +70,13 @@ extension SQLiteStore {
     }
 
     /// A key that is equal for values the constraint treats as equal (canonically equivalent
-    /// strings, equal decimals, -0.0 and 0.0), for comparing records of the changeset.
+    /// strings, equal decimals, -0.0 and 0.0): what the unique index holds, bound in the SELECT
+    /// and compared between records of the changeset.
     private func normalized(_ key: [SQLValue], _ constraint: [String], _ table: TableLayout) -> [SQLValue] {
         zip(key, constraint).map { value, name in
             switch (value, table.column(name)?.role) {
-            case (.text(let text), .attribute(.string)?), (.text(let text), .attribute(.uri)?):
-                return .text(text.precomposedStringWithCanonicalMapping)
-            case (.text(let text), .attribute(.decimal)?):
-                return ValueCodec.decimal(text).map { .text(ValueCodec.decimalText($0)) } ?? value
+            case (_, .attribute(let type)?) where table.comparisonKey(name, alias: nil) != nil:
+                return ComparisonKey.comparable(value, type: type)
             case (.real(let real), _):
                 return .real(real == 0 ? 0 : real)
             default:

@@ -82,8 +82,13 @@ public final class SQLiteStore: PersistentStore {
             }
             if access.canWrite {
                 try Self.configure(writer)
+                try StoreLayoutUpgrade.run(on: writer, layout: layout)
                 try Self.createMissingTables(layout, writer)
             } else {
+                let version = try StoreLayoutUpgrade.version(writer)
+                guard version == StoreLayoutUpgrade.currentVersion else {
+                    throw StrataError(.storeIO, "the store has the file layout \(version) of an earlier Strata, which is upgraded in place when the store is opened for writing; here it is opened for reading only, so it cannot be read. Open it once where this process can write it (any save or query does), then read it anywhere", file: path)
+                }
                 try Self.tune(writer)
             }
             for _ in 0..<Self.readerCount {

@@ -12,7 +12,7 @@ enum StoreFile {
     static let header = Data("SQLite format 3\0".utf8)
 
     /// The current layout version, kept in `strata_metadata` under `layoutVersion`.
-    static let layoutVersion = "1"
+    static let layoutVersion = String(StoreLayoutUpgrade.currentVersion)
 
     typealias Key = StoreMetadata.Key
 

@@ -103,6 +103,25 @@ import Testing
         #expect(try titles() == ["a", "c", "b"])
     }
 
+    /// Inserts and updates keep the `"_title_nfc"` shadow column in step with the title, and
+    /// a swap of canonically equivalent spellings goes through the clear-then-write retry.
+    @Test func savesWriteTheShadowColumns() throws {
+        func shadows() throws -> [String] {
+            try store.rawQuery("SELECT coalesce(_title_nfc, 'NULL') AS s FROM Todo ORDER BY _pk", []).map { row in
+                if case .string(let text)?? = row["s"] { return text }
+                return "?"
+            }
+        }
+        _ = try store.save(StoreChangeset(inserted: [todo(1, "Cafe\u{301}"), todo(2, "Tea")]))
+        #expect(try shadows() == ["Caf\u{E9}", "NULL"])
+        _ = try store.save(StoreChangeset(updated: [todo(1, "Tea2", version: 1), todo(2, "Zo\u{308}e", version: 1)]))
+        #expect(try shadows() == ["NULL", "Z\u{F6}e"])
+        // Swapping "Zöe" (decomposed, stored) and "Tea2" for the composed "Zöe" and "Tea2".
+        _ = try store.save(StoreChangeset(updated: [todo(1, "Z\u{F6}e", version: 2), todo(2, "Tea2", version: 2)]))
+        #expect(try titles() == ["Z\u{F6}e", "Tea2"])
+        #expect(try shadows() == ["NULL", "NULL"])
+    }
+
     @Test func aFailingStatementRollsBackTheWholeSave() throws {
         _ = try store.save(StoreChangeset(inserted: [todo(1, "a")]))
         // An I/O-like failure in the middle of the save: a trigger that aborts one insert.

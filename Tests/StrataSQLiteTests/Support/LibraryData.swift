@@ -27,6 +27,10 @@ enum ValuePool {
     static let strings = [
         "", "a", "A", "apple", "Apple", "ápple", "e\u{301}", "é", "É", "straße", "STRASSE", "b*c", "b?c", "abc", "ab",
         "x\\y", "100", "file2", "file10", "Ö", "o", "naïve", "naive", " ", "zeta", "Zeta", "ÅB", "A\u{30A}b",
+        // Not NFC (stored with an "_x_nfc" shadow value): a singleton, reordered marks, Hangul
+        // jamo, a composition-excluded letter, marks Swift's `<` misorders.
+        "\u{212B}B", "o\u{308}", "d\u{307}\u{323}", "\u{1E0D}\u{307}", "\u{1100}\u{1161}", "\u{AC00}", "\u{F73}", "\u{F71}",
+        "\u{369}\u{31B}", "\u{369}",
     ]
     static let integers: [Int64] = [.min, -1, 0, 1, 2, 3, 5, 42, 100, .max, 9_007_199_254_740_993]
     static let smallIntegers: [Int64] = [-32768, -1, 0, 1, 2, 3, 42, 100, 32767]
@@ -34,7 +38,10 @@ enum ValuePool {
     static let mediumIntegers: [Int64] = [Int64(Int32.min), -1, 0, 1, 2, 3, 5, 42, 100, Int64(Int32.max), 65_536]
     static let doubles: [Double] = [.nan, .infinity, -.infinity, -0.0, 0.0, 1.0, 1.5, -2.25, 3.0, 42.0, 1e300, 0.1, 9_007_199_254_740_992.0, 2.5]
     static let floats: [Float] = [.nan, .infinity, -0.0, 0.0, 1.0, 1.5, 0.25, 42.0, 3.0]
-    static let decimals: [Decimal] = ["0", "1", "1.5", "-2.25", "42", "123456789012345678.901234567890", "0.1", "3", "100"].map { Decimal(string: $0)! }
+    static let decimals: [Decimal] = [
+        "0", "1", "1.5", "-2.25", "42", "123456789012345678.901234567890", "0.1", "3", "100",
+        "1.0", "1.00", "-0", "-1.5", "-1.25", "-1.2", "-1.19", "1E+20", "-0.001", "0.0010", "-100",
+    ].map { Decimal(string: $0)! }
     static let dates: [Date] = [
         Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 736_000_000.123),
         Date(timeIntervalSinceReferenceDate: -1_000_000.5), Date(timeIntervalSince1970: 1_714_557_600.250),
@@ -44,7 +51,7 @@ enum ValuePool {
         UUID(uuidString: "3F2504E0-4F89-11D3-9A0C-0305E82C3301")!, UUID(uuidString: "00000000-0000-0000-0000-000000000001")!,
         UUID(uuidString: "FFFFFFFF-0000-0000-0000-000000000000")!,
     ]
-    static let urls: [URL] = ["https://example.com/a", "https://example.com/b", "file:///tmp/x"].map { URL(string: $0)! }
+    static let urls: [URL] = ["https://example.com/a", "https://example.com/b", "file:///tmp/x", "https://example.com/%C3%A9"].map { URL(string: $0)! }
     static let likePatterns = ["a*", "*e", "?pple", "*", "b\\*c", "a?c*", "*a*", "É*", "e\u{301}"]
     static let regexPatterns = ["a.*", ".*e", "[a-z]+", "A.C", "(?i)apple", "[0-9]+", ".+"]
 

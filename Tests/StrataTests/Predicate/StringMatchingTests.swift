@@ -25,6 +25,55 @@ import Testing
         #expect(StringMatching.compare("é", "f", .diacriticInsensitive) == -1)
     }
 
+    /// Strings whose raw prefix hides a reordering: Swift 6.3's `<` gets these wrong (the first
+    /// pair is neither <, > nor ==), `compare` orders them by their NFC forms.
+    @Test func orderIsTheNFCFormsOrderEvenWhereSwiftsLessThanIsNot() {
+        #expect(StringMatching.compare("\u{F71}", "\u{F73}", []) == -1)     // NFC of U+0F73 is 0F71 0F72
+        #expect(StringMatching.compare("\u{F73}", "\u{F71}", []) == 1)
+        #expect(StringMatching.compare("\u{F73}", "\u{F71}\u{F72}", []) == 0)
+        #expect(StringMatching.compare("\u{369}", "\u{369}\u{31B}", []) == 1)  // NFC: 031B 0369
+        #expect(StringMatching.normalized("abc") == nil)
+        #expect(StringMatching.normalized("\u{E9}") == nil)
+        #expect(StringMatching.normalized("e\u{301}") == "\u{E9}")
+        #expect(StringMatching.normalized("\u{212B}") == "\u{C5}")
+    }
+
+    /// On generated strings of combining marks, composites, Hangul and singletons, `compare` is
+    /// a total order, agrees with `==`, and is the byte order of `normalized` (what the SQLite
+    /// store indexes).
+    @Test func orderIsTotalAndIsTheByteOrderOfTheNormalizedForm() {
+        var scalars: [Unicode.Scalar] = []
+        for range in [0x41...0x43, 0x61...0x62, 0xC4...0xCA, 0x300...0x30B, 0x316...0x31D, 0x327...0x328, 0x340...0x345, 0x369...0x369,
+                      0x5B0...0x5B8, 0xF71...0xF75, 0x1100...0x1102, 0x1161...0x1163, 0x11A8...0x11A9, 0xAC00...0xAC02,
+                      0x1E0A...0x1E0D, 0x2126...0x212B, 0xFB2C...0xFB2E, 0x1D15E...0x1D160] {
+            for value in range { scalars.append(Unicode.Scalar(UInt32(value))!) }
+        }
+        var state: UInt64 = 0x5EED
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var strings: [String] = []
+        for _ in 0..<400 {
+            var string = ""
+            for _ in 0..<next(5) { string.unicodeScalars.append(scalars[next(scalars.count)]) }
+            strings.append(string)
+        }
+        var mismatches: [String] = []
+        for a in strings {
+            let x = Array((StringMatching.normalized(a) ?? a).utf8)
+            for b in strings {
+                let y = Array((StringMatching.normalized(b) ?? b).utf8)
+                let order = StringMatching.compare(a, b, [])
+                let bytes = x == y ? 0 : x.lexicographicallyPrecedes(y) ? -1 : 1
+                if order != bytes || order != -StringMatching.compare(b, a, []) || (order == 0) != (a == b) {
+                    mismatches.append("\(a.unicodeScalars.map(\.value)) vs \(b.unicodeScalars.map(\.value))")
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
     @Test func prefixSuffixAndSubstringWorkOnCharacters() {
         #expect(StringMatching.beginsWith("École", "\u{C9}", []))
         #expect(StringMatching.beginsWith("E\u{301}cole", "\u{C9}", []))

@@ -1,0 +1,99 @@
+internal import Foundation
+internal import Strata
+
+/// The shadow-column values that let plain SQL (the built-in BINARY collation, no function of
+/// Strata's) compare strings, URIs and decimals exactly as the in-memory evaluator does, so that
+/// the schema names nothing but SQLite's own collations and the `sqlite3` shell can check,
+/// vacuum, reindex and edit a store.
+///
+/// - A string or URI column `x` has `"_x_nfc"`: the NFC form of the value when it differs from
+///   the value, else NULL (nearly always). `coalesce("_x_nfc", "x")` is then the NFC form, whose
+///   byte order is `StringMatching.compare`'s order and whose equality is canonical equivalence.
+/// - A decimal column `x` has `"_x_key"`: ``decimal(_:)``, text whose byte order is the numeric
+///   order (1.0, 1.00 and 1 share one key; -0 is 0).
+enum ComparisonKey {
+    /// The shadow column of a string or URI attribute.
+    static func stringColumn(_ attribute: String) -> String { "_\(attribute)_nfc" }
+
+    /// The shadow column of a decimal attribute.
+    static func decimalColumn(_ attribute: String) -> String { "_\(attribute)_key" }
+
+    /// The SQL of a string column's comparison key under `alias` (nil: unqualified).
+    static func stringExpression(_ attribute: String, alias: String?) -> String {
+        let prefix = alias.map { "\($0)." } ?? ""
+        return "coalesce(\(prefix)\(quoted(stringColumn(attribute))), \(prefix)\(quoted(attribute)))"
+    }
+
+    /// The value of an attribute's shadow column: the string's NFC form when it differs (a
+    /// URI's `absoluteString` likewise), the decimal's key; NULL otherwise.
+    static func shadowValue(of value: AttributeValue?) -> SQLValue {
+        switch value {
+        case .string(let text)?: string(text).map { .text($0) } ?? .null
+        case .uri(let url)?: string(url.absoluteString).map { .text($0) } ?? .null
+        case .decimal(let decimal)?: .text(self.decimal(decimal))
+        default: .null
+        }
+    }
+
+    /// The key a stored value (as ``ValueCodec`` encodes it) of a column of `type` is compared
+    /// by: NFC text for strings and URIs, ``decimal(_:)`` for decimals, else the value itself.
+    static func comparable(_ value: SQLValue, type: AttributeType) -> SQLValue {
+        switch (type, value) {
+        case (.string, .text(let text)), (.uri, .text(let text)): .text(normalizedString(text))
+        case (.decimal, .text(let text)): decimal(text: text).map { .text($0) } ?? .null
+        default: value
+        }
+    }
+
+    /// The value of `"_x_nfc"` for a stored string: its NFC form, or nil when it is NFC.
+    static func string(_ text: String) -> String? {
+        StringMatching.normalized(text)
+    }
+
+    /// The comparison key of a string: its NFC form.
+    static func normalizedString(_ text: String) -> String {
+        StringMatching.normalized(text) ?? text
+    }
+
+    /// The key of decimal text as stored; nil for text that is no decimal (the reader decodes it
+    /// to nil, so it compares as nil).
+    static func decimal(text: String) -> String? {
+        ValueCodec.decimal(text).map(decimal)
+    }
+
+    /// An order-preserving text key of a decimal: `"1"` for zero; for a positive value `"2"`,
+    /// the biased adjusted exponent in three digits, then the significant digits without
+    /// trailing zeros; for a negative value `"0"`, the complemented exponent, the digits
+    /// complemented (9 − d) and `"~"`, which sorts after every digit, so that a shorter
+    /// complemented run (a number nearer zero) sorts after a longer one with the same start.
+    /// NaN (which no store keeps: it reads back as nil) sorts after everything, as `"3"`.
+    static func decimal(_ value: Decimal) -> String {
+        if value.isNaN { return "3" }
+        // The plain notation Foundation writes: "-0.00123", "12300", "1.5".
+        var text = value.description
+        let negative = text.hasPrefix("-")
+        if negative { text.removeFirst() }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        let integerPart = parts[0]
+        let digits = Array(integerPart.utf8) + (parts.count > 1 ? Array(parts[1].utf8) : [])
+        guard let first = digits.firstIndex(where: { $0 != UInt8(ascii: "0") }) else { return "1" }
+        let last = digits.lastIndex(where: { $0 != UInt8(ascii: "0") })!
+        // The exponent of the first significant digit: 123.4 → 2, 0.01 → -2. Decimal's range
+        // (exponent -128…127, 38 digits) keeps it within -166…165.
+        let exponent = integerPart.count - 1 - first
+        let biased = exponent + 500
+        var key = negative ? "0" : "2"
+        key += threeDigits(negative ? 999 - biased : biased)
+        for digit in digits[first...last] {
+            let value = digit - UInt8(ascii: "0")
+            key.append(Character(Unicode.Scalar(UInt8(ascii: "0") + (negative ? 9 - value : value))))
+        }
+        if negative { key += "~" }
+        return key
+    }
+
+    private static func threeDigits(_ value: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, 3 - text.count)) + text
+    }
+}
