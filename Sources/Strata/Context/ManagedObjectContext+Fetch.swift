@@ -85,7 +85,7 @@ extension ManagedObjectContext {
             if !object.hasChanges { result.append(object) }
         }
         for object in changed.values where names.contains(object.entity.name) && !object.isDeleted {
-            if request.predicate.map({ evaluator.evaluate($0, on: object) }) ?? true {
+            if try request.predicate.map({ (predicate) throws(StrataError) in try evaluator.evaluate(predicate, on: object) }) ?? true {
                 result.append(object)
             }
         }

@@ -9,7 +9,7 @@ extension SQLiteStore {
         case .nothing: return []
         case .inMemory: return try fetchInMemory(request)
         case .sql(let table, let compiled):
-            return try pool.read { (database) throws(StrataError) -> [StoreRecord] in
+            let records = try readCompiled { (database) throws(StrataError) -> [StoreRecord] in
                 var decoder = RecordDecoder(store: self, table: table)
                 var records: [StoreRecord] = []
                 if request.fetchLimit > 0 { records.reserveCapacity(request.fetchLimit) }
@@ -18,6 +18,8 @@ extension SQLiteStore {
                 }
                 return records
             }
+            if let records { return records }
+            return try fetchInMemory(request)
         }
     }
 
@@ -28,11 +30,13 @@ extension SQLiteStore {
         case .inMemory: return try fetchInMemory(request).map(\.objectID)
         case .sql(let table, let compiled):
             let identifier = storeIdentifier
-            return try pool.read { (database) throws(StrataError) -> [ObjectID] in
+            let ids = try readCompiled { (database) throws(StrataError) -> [ObjectID] in
                 try database.rows(compiled.select, compiled.arguments) { row in
                     ObjectID(entityName: table.hasEntityColumn ? row.text(1) : table.name, storeIdentifier: identifier, primaryKey: row.int64(0))
                 }
             }
+            if let ids { return ids }
+            return try fetchInMemory(request).map(\.objectID)
         }
     }
 
@@ -41,9 +45,26 @@ extension SQLiteStore {
         case .nothing: return 0
         case .inMemory: return try fetchInMemory(request).count
         case .sql(_, let compiled):
-            let value = try pool.read { (database) throws(StrataError) -> SQLValue? in try database.scalar(compiled.count, compiled.arguments) }
+            let value = try readCompiled { (database) throws(StrataError) -> SQLValue? in try database.scalar(compiled.count, compiled.arguments) }
+            guard let value else {
+                return try fetchInMemory(request).count
+            }
             guard case .integer(let count) = value else { return 0 }
             return Int(count)
+        }
+    }
+
+    /// Runs a compiled request on a reader; nil when SQLite refused the statement for one of
+    /// its own limits (expression depth, parser stack, …) that the compiler does not foresee,
+    /// so that the caller evaluates the request in memory instead.
+    private func readCompiled<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T? {
+        try pool.read { (database) throws(StrataError) -> T? in
+            do throws(StrataError) {
+                return try body(database)
+            } catch {
+                if database.lastErrorWasLimit { return nil }
+                throw error
+            }
         }
     }
 
@@ -113,7 +134,7 @@ extension SQLiteStore {
         candidates.sort { $0.objectID.primaryKey ?? 0 < $1.objectID.primaryKey ?? 0 }
         let evaluator = recordEvaluator()
         if let predicate = request.predicate {
-            candidates = candidates.filter { evaluator.evaluate(predicate, on: $0) }
+            candidates = try evaluator.filter(candidates, by: predicate)
         }
         if !request.sortDescriptors.isEmpty {
             candidates = RecordSorter.sort(candidates, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
