@@ -100,6 +100,9 @@ import Testing
             #expect(throws: StrataError(.invalidPredicate, message.replacingOccurrences(of: "parent.s'", with: "parent.n'"))) {
                 try fixture.context().fetch(sorted)
             }
+            var dictionaries = FetchRequest(entityName: "Node")
+            dictionaries.propertiesToFetch = [Self.parents(hops, then: "s")]
+            #expect(throws: StrataError(.invalidPredicate, message)) { try fixture.context().fetchDictionaries(dictionaries) }
         }
     }
 

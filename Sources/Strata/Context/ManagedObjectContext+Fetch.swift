@@ -50,6 +50,7 @@ extension ManagedObjectContext {
         let objects = try fetch(request)
         let entity = try coordinator.entity(named: request.entityName)
         let keys = request.propertiesToFetch ?? entity.attributes.filter { !$0.isTransient }.map(\.name)
+        for key in keys { try PredicateLimit.check(key.split(separator: ".").map(String.init)) }
         let evaluator = objectEvaluator()
         return objects.map { object in
             var row: [String: PropertyValue] = [:]

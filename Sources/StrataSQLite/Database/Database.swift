@@ -163,7 +163,10 @@ final class Database {
 
     // MARK: - Errors
 
-    func clearLastError() { lastErrorCode = SQLITE_OK }
+    func clearLastError() {
+        lastErrorCode = SQLITE_OK
+        lastErrorWasLimit = false
+    }
 
     /// An error for a failed call, with the SQL (which never contains values: they are bound)
     /// and SQLite's own message.

@@ -59,6 +59,7 @@ extension SQLiteStore {
     /// so that the caller evaluates the request in memory instead.
     private func readCompiled<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T? {
         try pool.read { (database) throws(StrataError) -> T? in
+            database.clearLastError()
             do throws(StrataError) {
                 return try body(database)
             } catch {
