@@ -245,6 +245,46 @@ struct QueryCommandTests {
         #expect(run.status == 1)
     }
 
+    /// C1 and W1 through the CLI: on xml, binary and sqlite stores, a key path of 70 to-one
+    /// steps (more tables than SQLite joins) answers, one past the limit (and 5,000 steps, which
+    /// crashed the sqlite store) and a MATCHES the regex engine cannot decide exit 1 with the
+    /// same message.
+    @Test func limitsAreTheSameOnEveryStore() throws {
+        let model = """
+            { "name": "Chain", "entities": [
+              { "name": "Node",
+                "attributes": [ { "name": "s", "type": "string", "optional": true } ],
+                "relationships": [
+                  { "name": "parent", "destination": "Node", "inverse": "children", "optional": true },
+                  { "name": "children", "destination": "Node", "inverse": "parent", "toMany": true } ] } ] }
+            """
+        let hard = String(repeating: "a", count: 25) + "!"
+        let nodes = (1...80).map { n in
+            "{\"@id\": \(n)" + (n == 1 ? ", \"s\": \"\(hard)\"" : ", \"parent\": \(n - 1)") + "}"
+        }
+        let workspace = try Workspace(["chain.json": model])
+        let stores = ["chain.xml", "chain.plist", "chain.sqlite"]
+        for store in stores {
+            try workspace.load(store, schema: "chain.json", data: [("nodes.json", "{\"objects\": {\"Node\": [\(nodes.joined(separator: ", "))]}}")])
+        }
+        func parents(_ hops: Int) -> String { Array(repeating: "parent", count: hops).joined(separator: ".") }
+        for store in stores {
+            let deep = try workspace.run("query", store, "Node", "--where", "\(parents(70)).s MATCHES 'a+!'", "--format", "ids")
+            #expect(deep.stdout == "71\n", "\(store): \(deep.stderr)")
+            #expect(deep.status == 0)
+            for hops in [100, 5_000] {
+                let run = try workspace.run("query", store, "Node", "--where", "\(parents(hops)).s == nil", "--format", "ids")
+                #expect(run.stderr == "strata: error: the key path 'parent.parent.parent.….parent.s' has \(hops + 1) components; a key path may have at most 100\n", "\(store)")
+                #expect(run.stdout == "")
+                #expect(run.status == 1)
+            }
+            let matches = try workspace.run("query", store, "Node", "--where", "s MATCHES '(a+)+c|a*!'", "--format", "ids")
+            #expect(matches.stderr == "strata: error: MATCHES failed: the pattern \"(a+)+c|a*!\" could not be evaluated: the match exceeded the regular expression engine's limits (too much backtracking or nesting); simplify the pattern, for example by removing nested quantifiers such as (a+)+\n", "\(store)")
+            #expect(matches.stdout == "")
+            #expect(matches.status == 1)
+        }
+    }
+
     @Test func anUnknownEntityExits1() throws {
         let workspace = try SharedWorkspace.get()
         let run = try workspace.run("query", "todo.plist", "Todos")

@@ -50,6 +50,7 @@ extension ManagedObjectContext {
         let objects = try fetch(request)
         let entity = try coordinator.entity(named: request.entityName)
         let keys = request.propertiesToFetch ?? entity.attributes.filter { !$0.isTransient }.map(\.name)
+        for key in keys { try PredicateLimit.check(key.split(separator: ".").map(String.init)) }
         let evaluator = objectEvaluator()
         return objects.map { object in
             var row: [String: PropertyValue] = [:]
@@ -85,7 +86,7 @@ extension ManagedObjectContext {
             if !object.hasChanges { result.append(object) }
         }
         for object in changed.values where names.contains(object.entity.name) && !object.isDeleted {
-            if request.predicate.map({ evaluator.evaluate($0, on: object) }) ?? true {
+            if try request.predicate.map({ (predicate) throws(StrataError) in try evaluator.evaluate(predicate, on: object) }) ?? true {
                 result.append(object)
             }
         }

@@ -9,7 +9,10 @@ public struct StrataError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The model names no such entity, or the entity no such property.
         case unknownEntity
         case unknownProperty
-        /// A predicate or sort refers to something the entity does not have, or is malformed.
+        /// A predicate or sort refers to something the entity does not have, or is malformed, or
+        /// is larger than the limits every store shares (``FetchPredicate/maximumDepth``,
+        /// ``FetchPredicate/maximumKeyPathLength``), or a `MATCHES` in it could not be decided
+        /// (the match exceeded the regular expression engine's limits).
         case invalidPredicate
         /// An object ID or URI that no store of the coordinator holds.
         case objectNotFound
@@ -76,6 +79,9 @@ public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
         case tooShort
         case tooLong
         case patternMismatch
+        /// The `regex` rule could not be decided for the value: the match exceeded the regular
+        /// expression engine's limits. The value is neither accepted nor said not to match.
+        case patternNotEvaluated
         case tooFewObjects
         case tooManyObjects
         case notUnique

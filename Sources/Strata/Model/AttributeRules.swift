@@ -31,8 +31,14 @@ package enum AttributeRules {
             if let maxLength, string.count > maxLength {
                 return Violation(code: .tooLong, message: "\(string.count) characters is longer than the maximum length \(maxLength)")
             }
-            if let regex, !RegexRule.matches(regex, string) {
-                return Violation(code: .patternMismatch, message: "\(String(reflecting: string)) does not match the pattern \(String(reflecting: regex))")
+            if let regex {
+                do {
+                    if try !RegexRule.matches(regex, string) {
+                        return Violation(code: .patternMismatch, message: "\(String(reflecting: string)) does not match the pattern \(String(reflecting: regex))")
+                    }
+                } catch {
+                    return Violation(code: .patternNotEvaluated, message: "could not check the value against the regex rule: \(error.reason)")
+                }
             }
         }
         return nil

@@ -20,6 +20,12 @@ public struct Schema: Sendable, Hashable {
     /// and `Docs/SchemaFormat.md` for what goes in.
     public let versionHash: String
 
+    /// How many ancestors an entity may have: a model with a longer inheritance chain is
+    /// invalid (diagnostic `inheritanceTooDeep`). Far more than any real model needs, few
+    /// enough that loading, validating and hashing a model stay fast (an entity's version hash
+    /// covers the names of all its ancestors).
+    public static let maximumInheritanceDepth = 100
+
     private let entityIndex: [String: Int]
 
     /// Builds and validates a model in code, with the same rules as a model file.
@@ -125,6 +131,10 @@ public struct Schema: Sendable, Hashable {
         var entities = draft.entities.map(Self.entity(from:))
         var index: [String: Int] = [:]
         for (position, entity) in entities.enumerated() { index[entity.name] = position }
+        var children: [String: [String]] = [:]
+        for entity in entities {
+            if let parent = entity.parentName { children[parent, default: []].append(entity.name) }
+        }
         for position in entities.indices {
             var ancestors: [String] = []
             var parent = entities[position].parentName
@@ -138,7 +148,7 @@ public struct Schema: Sendable, Hashable {
                 inheritedAttributes: lineage.flatMap { entities[$0].declaredAttributes },
                 inheritedRelationships: lineage.flatMap { entities[$0].declaredRelationships },
                 ancestors: ancestors,
-                subentities: entities.filter { $0.parentName == name }.map(\.name))
+                subentities: children[name] ?? [])
         }
         for position in entities.indices {
             entities[position].versionHash = VersionHash.entityHash(entities[position])
@@ -190,7 +200,17 @@ public struct Schema: Sendable, Hashable {
 
     /// The entity and all its descendants, in model order (what a fetch of `name` covers).
     public func entityAndDescendants(of name: String) -> [EntityDescription] {
-        entities.filter { $0.name == name || $0.ancestorNames.contains(name) }
+        guard let start = entityIndex[name] else { return [] }
+        // Down the subentity lists: as many steps as there are entities in the result.
+        var positions = [start]
+        var next = 0
+        while next < positions.count {
+            for child in entities[positions[next]].subentityNames {
+                if let position = entityIndex[child] { positions.append(position) }
+            }
+            next += 1
+        }
+        return positions.sorted().map { entities[$0] }
     }
 
     public func configuration(named name: String) -> ConfigurationDescription? {

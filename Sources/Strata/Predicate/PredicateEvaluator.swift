@@ -54,8 +54,20 @@ package struct PredicateEvaluator<Subject> {
         self.access = access
     }
 
-    package func evaluate(_ predicate: FetchPredicate, on subject: Subject) -> Bool {
-        evaluate(predicate, on: subject, variables: [:])
+    /// Whether `predicate` holds for `subject`.
+    /// - Throws: `invalidPredicate` when the predicate is larger than the limits every store
+    ///   shares (``FetchPredicate/maximumDepth``, ``FetchPredicate/maximumKeyPathLength``), or when
+    ///   a `MATCHES` could not be decided (see ``RegexRule``): never a silent false.
+    package func evaluate(_ predicate: FetchPredicate, on subject: Subject) throws(StrataError) -> Bool {
+        try evaluate(predicate, on: subject, variables: [:], depth: 0)
+    }
+
+    /// The subjects for which `predicate` holds, in their order.
+    /// - Throws: as ``evaluate(_:on:)``.
+    package func filter(_ subjects: [Subject], by predicate: FetchPredicate) throws(StrataError) -> [Subject] {
+        var kept: [Subject] = []
+        for subject in subjects where try evaluate(predicate, on: subject) { kept.append(subject) }
+        return kept
     }
 
     /// The value of a key path (`author.name`) from an object, for sorting and dictionaries.
@@ -63,67 +75,100 @@ package struct PredicateEvaluator<Subject> {
         walk(.object(subject), path[...])
     }
 
-    private func evaluate(_ predicate: FetchPredicate, on subject: Subject, variables: [String: EvaluatedValue<Subject>]) -> Bool {
+    /// `depth`: the levels of `AND`, `OR`, `NOT`, `SUBQUERY` and arrays above `predicate`.
+    private func evaluate(
+        _ predicate: FetchPredicate, on subject: Subject, variables: [String: EvaluatedValue<Subject>], depth: Int
+    ) throws(StrataError) -> Bool {
         switch predicate {
         case .constant(let value):
             return value
         case .and(let predicates):
-            return predicates.allSatisfy { evaluate($0, on: subject, variables: variables) }
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            for predicate in predicates where !(try evaluate(predicate, on: subject, variables: variables, depth: depth + 1)) {
+                return false
+            }
+            return true
         case .or(let predicates):
-            return predicates.contains { evaluate($0, on: subject, variables: variables) }
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            for predicate in predicates where try evaluate(predicate, on: subject, variables: variables, depth: depth + 1) {
+                return true
+            }
+            return false
         case .not(let inner):
-            return !evaluate(inner, on: subject, variables: variables)
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            return !(try evaluate(inner, on: subject, variables: variables, depth: depth + 1))
         case .comparison(let comparison):
-            return evaluate(comparison, on: subject, variables: variables)
+            return try evaluate(comparison, on: subject, variables: variables, depth: depth)
         }
     }
 
-    private func evaluate(_ comparison: Comparison, on subject: Subject, variables: [String: EvaluatedValue<Subject>]) -> Bool {
-        let left = value(of: comparison.left, on: subject, variables: variables)
-        let right = value(of: comparison.right, on: subject, variables: variables)
-        let holds = { (element: EvaluatedValue<Subject>) in
-            self.test(element, comparison.op, right, comparison.options)
+    private func evaluate(
+        _ comparison: Comparison, on subject: Subject, variables: [String: EvaluatedValue<Subject>], depth: Int
+    ) throws(StrataError) -> Bool {
+        let left = try value(of: comparison.left, on: subject, variables: variables, depth: depth)
+        let right = try value(of: comparison.right, on: subject, variables: variables, depth: depth)
+        func holds(_ element: EvaluatedValue<Subject>) throws(StrataError) -> Bool {
+            try test(element, comparison.op, right, comparison.options)
         }
         switch comparison.modifier {
         case .any:
-            return elements(of: left).contains(where: holds)
+            return try contains(elements(of: left), where: holds)
         case .all:
-            return elements(of: left).allSatisfy(holds)
+            return !(try contains(elements(of: left)) { (element) throws(StrataError) in !(try holds(element)) })
         case .none:
-            return !elements(of: left).contains(where: holds)
+            return !(try contains(elements(of: left), where: holds))
         case .direct:
             // A collection on the left: CONTAINS tests membership (in `test`); every other
             // operator applies to any member, as SQL's join semantics do.
             if case .collection(let members) = left, comparison.op != .contains {
-                return members.contains(where: holds)
+                return try contains(members, where: holds)
             }
-            return holds(left)
+            return try holds(left)
         }
+    }
+
+    /// `contains(where:)` with a typed error.
+    private func contains(
+        _ members: [EvaluatedValue<Subject>], where test: (EvaluatedValue<Subject>) throws(StrataError) -> Bool
+    ) throws(StrataError) -> Bool {
+        for member in members where try test(member) { return true }
+        return false
     }
 
     // MARK: - Expressions
 
-    private func value(of expression: FetchExpression, on subject: Subject, variables: [String: EvaluatedValue<Subject>]) -> EvaluatedValue<Subject> {
+    private func value(
+        of expression: FetchExpression, on subject: Subject, variables: [String: EvaluatedValue<Subject>], depth: Int
+    ) throws(StrataError) -> EvaluatedValue<Subject> {
         switch expression {
         case .constant(let constant):
             return Self.lift(constant)
         case .keyPath(let path):
+            try PredicateLimit.check(path)
             return walk(.object(subject), path[...])
         case .evaluatedObject:
             return .object(subject)
         case .variable(let name, let path):
+            try PredicateLimit.check(path)
             return walk(variables[name] ?? .null, path[...])
         case .array(let expressions):
-            return .collection(expressions.map { value(of: $0, on: subject, variables: variables) })
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            var members: [EvaluatedValue<Subject>] = []
+            for expression in expressions { members.append(try value(of: expression, on: subject, variables: variables, depth: depth + 1)) }
+            return .collection(members)
         case .subquery(let collection, let variable, let predicate, let path):
-            let members = elements(of: value(of: collection, on: subject, variables: variables))
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            try PredicateLimit.check(path)
+            let members = elements(of: try value(of: collection, on: subject, variables: variables, depth: depth + 1))
             // As in NSPredicate, the inner predicate is evaluated on each member, with the
             // variable bound to it.
-            let matching = members.filter { member in
+            var matching: [EvaluatedValue<Subject>] = []
+            for member in members {
                 var scope = variables
                 scope[variable] = member
-                if case .object(let object) = member { return evaluate(predicate, on: object, variables: scope) }
-                return evaluate(predicate, on: subject, variables: scope)
+                let object: Subject
+                if case .object(let memberObject) = member { object = memberObject } else { object = subject }
+                if try evaluate(predicate, on: object, variables: scope, depth: depth + 1) { matching.append(member) }
             }
             return walk(.collection(matching), path[...])
         }
@@ -137,37 +182,45 @@ package struct PredicateEvaluator<Subject> {
         }
     }
 
+    /// Follows `path` from `start`: a loop through to-one relationships and attributes, so that
+    /// only collections and collection operators recurse (as deep as the path is long).
     private func walk(_ start: EvaluatedValue<Subject>, _ path: ArraySlice<String>) -> EvaluatedValue<Subject> {
-        guard let key = path.first else { return start }
-        let rest = path.dropFirst()
-        if key.hasPrefix("@") {
-            return aggregate(key, elements(of: start), rest)
-        }
-        switch start {
-        case .null, .scalar:
-            return .null
-        case .object(let object):
-            let entity = access.entity(object)
-            if let relationship = entity.relationship(named: key) {
-                if relationship.isToMany {
-                    return walk(.collection(access.toMany(object, key).map { .object($0) }), rest)
-                }
-                return walk(access.toOne(object, key).map { .object($0) } ?? .null, rest)
+        var current = start
+        var path = path
+        while let key = path.first {
+            let rest = path.dropFirst()
+            if key.hasPrefix("@") {
+                return aggregate(key, elements(of: current), rest)
             }
-            if key == "self" || key == "SELF" { return walk(start, rest) }
-            return walk(access.attribute(object, key).map { .scalar(PredicateValue($0)) } ?? .null, rest)
-        case .collection(let members):
-            var result: [EvaluatedValue<Subject>] = []
-            for member in members {
-                let value = walk(member, path)
-                if case .collection(let nested) = value {
-                    result += nested
-                } else {
-                    result.append(value)
+            switch current {
+            case .null, .scalar:
+                return .null
+            case .object(let object):
+                let entity = access.entity(object)
+                if let relationship = entity.relationship(named: key) {
+                    if relationship.isToMany {
+                        current = .collection(access.toMany(object, key).map { .object($0) })
+                    } else {
+                        current = access.toOne(object, key).map { .object($0) } ?? .null
+                    }
+                } else if key != "self" && key != "SELF" {
+                    current = access.attribute(object, key).map { .scalar(PredicateValue($0)) } ?? .null
                 }
+                path = rest
+            case .collection(let members):
+                var result: [EvaluatedValue<Subject>] = []
+                for member in members {
+                    let value = walk(member, path)
+                    if case .collection(let nested) = value {
+                        result += nested
+                    } else {
+                        result.append(value)
+                    }
+                }
+                return .collection(result)
             }
-            return .collection(result)
         }
+        return current
     }
 
     private func aggregate(_ operation: String, _ members: [EvaluatedValue<Subject>], _ rest: ArraySlice<String>) -> EvaluatedValue<Subject> {
@@ -265,11 +318,13 @@ package struct PredicateEvaluator<Subject> {
         }
     }
 
-    private func test(_ left: EvaluatedValue<Subject>, _ op: ComparisonOperator, _ right: EvaluatedValue<Subject>, _ options: ComparisonOptions) -> Bool {
+    private func test(
+        _ left: EvaluatedValue<Subject>, _ op: ComparisonOperator, _ right: EvaluatedValue<Subject>, _ options: ComparisonOptions
+    ) throws(StrataError) -> Bool {
         switch op {
         case .in:
             if case .collection(let members) = right {
-                return members.contains { test(left, .equal, $0, options) }
+                return try contains(members) { (member) throws(StrataError) in try test(left, .equal, member, options) }
             }
             if let l = scalar(left), let r = scalar(right), case .string(let needle) = l, case .string(let haystack) = r {
                 return StringMatching.contains(haystack, needle, options)
@@ -277,20 +332,24 @@ package struct PredicateEvaluator<Subject> {
             return false
         case .between:
             guard case .collection(let bounds) = right, bounds.count == 2 else { return false }
-            return test(left, .greaterThanOrEqual, bounds[0], options) && test(left, .lessThanOrEqual, bounds[1], options)
+            guard try test(left, .greaterThanOrEqual, bounds[0], options) else { return false }
+            return try test(left, .lessThanOrEqual, bounds[1], options)
         case .contains:
             if case .collection(let members) = left {
-                return members.contains { test($0, .equal, right, options) }
+                return try contains(members) { (member) throws(StrataError) in try test(member, .equal, right, options) }
             }
         default:
             break
         }
         guard let l = scalar(left), let r = scalar(right) else { return false }
-        return Self.compare(l, op, r, options)
+        return try Self.compare(l, op, r, options)
     }
 
     /// One comparison of two constants, with the nil rules of the type's documentation.
-    package static func compare(_ l: PredicateValue, _ op: ComparisonOperator, _ r: PredicateValue, _ options: ComparisonOptions) -> Bool {
+    /// - Throws: `invalidPredicate` when a `MATCHES` could not be decided (see ``RegexRule``).
+    package static func compare(
+        _ l: PredicateValue, _ op: ComparisonOperator, _ r: PredicateValue, _ options: ComparisonOptions
+    ) throws(StrataError) -> Bool {
         if l == .null || r == .null {
             switch op {
             case .equal: return l == r
@@ -318,7 +377,12 @@ package struct PredicateEvaluator<Subject> {
             case .beginsWith: return StringMatching.beginsWith(string, operand, options)
             case .endsWith: return StringMatching.endsWith(string, operand, options)
             case .like: return StringMatching.like(string, operand, options)
-            default: return StringMatching.matches(string, operand, options)
+            default:
+                do {
+                    return try StringMatching.matches(string, operand, options)
+                } catch {
+                    throw PredicateLimit.regexFailed(error)
+                }
             }
         case .between:
             return false

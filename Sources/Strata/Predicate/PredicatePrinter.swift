@@ -11,19 +11,15 @@ extension FetchPredicate: CustomStringConvertible {
     /// Two shapes that the parser never builds print as their meaning: an `.and` or `.or` of one
     /// predicate prints as that predicate, `.and([])` as `TRUEPREDICATE`, `.or([])` as
     /// `FALSEPREDICATE`. Constants without a literal in the language print as a `CAST` that reads
-    /// back as the same constant; see ``PredicateValue/description``.
-    public var description: String { PredicatePrinter.predicate(self, within: .or) }
+    /// back as the same constant; see ``PredicateValue/description``. What nests deeper than
+    /// ``FetchPredicate/maximumDepth`` (which only code can build) prints as `…`, which does not
+    /// parse.
+    public var description: String { PredicatePrinter.predicate(self, within: .or, depth: 0) }
 }
 
 extension Comparison: CustomStringConvertible {
     /// The comparison in the format-string language: `ANY tags.name ==[c] "home"`.
-    public var description: String {
-        var text = modifier == .direct ? "" : modifier.rawValue + " "
-        text += PredicatePrinter.expression(left)
-        text += " " + op.rawValue + PredicatePrinter.options(options) + " "
-        text += PredicatePrinter.expression(right)
-        return text
-    }
+    public var description: String { PredicatePrinter.comparison(self, depth: 0) }
 }
 
 extension FetchExpression: CustomStringConvertible {
@@ -31,7 +27,7 @@ extension FetchExpression: CustomStringConvertible {
     /// `SUBQUERY(tags, $t, $t.name == "home").@count`. Reserved words in key paths are escaped
     /// (`#IN`); an empty key path prints as `SELF`. A component that is not a name, which only
     /// code can build (`.key("first name")`), prints as it is and does not read back.
-    public var description: String { PredicatePrinter.expression(self) }
+    public var description: String { PredicatePrinter.expression(self, depth: 0) }
 }
 
 extension PredicateValue: CustomStringConvertible {
@@ -66,23 +62,40 @@ enum PredicatePrinter {
         static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    static func predicate(_ predicate: FetchPredicate, within required: Level) -> String {
+    /// What stands for a part nested deeper than ``FetchPredicate/maximumDepth``.
+    static let tooDeep = "…"
+
+    /// `depth`: the levels of `AND`, `OR`, `NOT`, `SUBQUERY` and arrays above `predicate`.
+    static func predicate(_ predicate: FetchPredicate, within required: Level, depth: Int) -> String {
         let text: String
         let level: Level
-        switch normalized(predicate) {
+        let normalized = normalized(predicate)
+        switch normalized {
+        case .constant, .comparison: break
+        default: if depth >= FetchPredicate.maximumDepth { return tooDeep }
+        }
+        switch normalized {
         case .constant(let value):
             (text, level) = (value ? "TRUEPREDICATE" : "FALSEPREDICATE", .unary)
         case .comparison(let comparison):
-            (text, level) = (comparison.description, .unary)
+            (text, level) = (self.comparison(comparison, depth: depth), .unary)
         case .not(let operand):
-            (text, level) = ("NOT " + self.predicate(operand, within: .unary), .unary)
+            (text, level) = ("NOT " + self.predicate(operand, within: .unary, depth: depth + 1), .unary)
         case .and(let operands):
             // A nested AND keeps its parentheses so that the tree reads back with the same shape.
-            (text, level) = (operands.map { self.predicate($0, within: .unary) }.joined(separator: " AND "), .and)
+            (text, level) = (operands.map { self.predicate($0, within: .unary, depth: depth + 1) }.joined(separator: " AND "), .and)
         case .or(let operands):
-            (text, level) = (operands.map { self.predicate($0, within: .and) }.joined(separator: " OR "), .or)
+            (text, level) = (operands.map { self.predicate($0, within: .and, depth: depth + 1) }.joined(separator: " OR "), .or)
         }
         return level < required ? "(\(text))" : text
+    }
+
+    static func comparison(_ comparison: Comparison, depth: Int) -> String {
+        var text = comparison.modifier == .direct ? "" : comparison.modifier.rawValue + " "
+        text += expression(comparison.left, depth: depth)
+        text += " " + comparison.op.rawValue + options(comparison.options) + " "
+        text += expression(comparison.right, depth: depth)
+        return text
     }
 
     /// An `.and`/`.or` of one operand is that operand; of none, its identity.
@@ -107,7 +120,13 @@ enum PredicatePrinter {
         return letters.isEmpty ? "" : "[\(letters)]"
     }
 
-    static func expression(_ expression: FetchExpression) -> String {
+    static func expression(_ expression: FetchExpression, depth: Int) -> String {
+        switch expression {
+        case .array, .subquery:
+            if depth >= FetchPredicate.maximumDepth { return tooDeep }
+        default:
+            break
+        }
         switch expression {
         case .constant(let value):
             return value.description
@@ -118,10 +137,11 @@ enum PredicatePrinter {
         case .variable(let name, let path):
             return "$" + name + (path.isEmpty ? "" : "." + keyPath(path))
         case .array(let elements):
-            return "{" + elements.map(self.expression).joined(separator: ", ") + "}"
+            return "{" + elements.map { self.expression($0, depth: depth + 1) }.joined(separator: ", ") + "}"
         case .subquery(let collection, let variable, let predicate, let path):
             let tail = path.isEmpty ? "" : "." + keyPath(path)
-            return "SUBQUERY(\(self.expression(collection)), $\(variable), \(predicate))\(tail)"
+            let inner = self.predicate(predicate, within: .or, depth: depth + 1)
+            return "SUBQUERY(\(self.expression(collection, depth: depth + 1)), $\(variable), \(inner))\(tail)"
         }
     }
 

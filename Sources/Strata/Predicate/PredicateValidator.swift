@@ -7,14 +7,17 @@ package struct PredicateValidator {
         self.schema = schema
     }
 
+    /// Also refuses a predicate larger than the limits every store shares
+    /// (``FetchPredicate/maximumDepth``, ``FetchPredicate/maximumKeyPathLength``).
     package func validate(_ predicate: FetchPredicate, for entity: EntityDescription) throws(StrataError) {
-        try validate(predicate, entity, variables: [:])
+        try validate(predicate, entity, variables: [:], depth: 0)
     }
 
     /// A sort key: attributes, through to-one relationships only.
     package func validateSortKey(_ keyPath: String, for entity: EntityDescription) throws(StrataError) {
         var current = entity
         let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        try PredicateLimit.check(components)
         for (index, key) in components.enumerated() {
             let isLast = index == components.count - 1
             if let relationship = current.relationship(named: key) {
@@ -37,17 +40,20 @@ package struct PredicateValidator {
     /// What a variable stands for: an entity (a SUBQUERY member), or anything (a substitution).
     private enum Binding { case entity(EntityDescription), unknown }
 
-    private func validate(_ predicate: FetchPredicate, _ entity: EntityDescription, variables: [String: Binding]) throws(StrataError) {
+    /// `depth`: the levels of nesting above `predicate`.
+    private func validate(_ predicate: FetchPredicate, _ entity: EntityDescription, variables: [String: Binding], depth: Int) throws(StrataError) {
         switch predicate {
         case .constant:
             return
         case .and(let predicates), .or(let predicates):
-            for predicate in predicates { try validate(predicate, entity, variables: variables) }
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            for predicate in predicates { try validate(predicate, entity, variables: variables, depth: depth + 1) }
         case .not(let inner):
-            try validate(inner, entity, variables: variables)
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            try validate(inner, entity, variables: variables, depth: depth + 1)
         case .comparison(let comparison):
-            try validate(comparison.left, entity, variables: variables)
-            try validate(comparison.right, entity, variables: variables)
+            try validate(comparison.left, entity, variables: variables, depth: depth)
+            try validate(comparison.right, entity, variables: variables, depth: depth)
             if comparison.op == .matches, case .constant(.string(let pattern)) = comparison.right,
                let problem = RegexRule.compileError(pattern) {
                 throw StrataError(.invalidPredicate, "invalid MATCHES pattern: \(problem)")
@@ -63,13 +69,19 @@ package struct PredicateValidator {
         }
     }
 
-    private func validate(_ expression: FetchExpression, _ entity: EntityDescription, variables: [String: Binding]) throws(StrataError) {
+    private func validate(_ expression: FetchExpression, _ entity: EntityDescription, variables: [String: Binding], depth: Int) throws(StrataError) {
         switch expression {
-        case .constant, .evaluatedObject:
+        case .constant(let value):
+            if depth + PredicateLimit.depth(of: value, limit: FetchPredicate.maximumDepth - depth) > FetchPredicate.maximumDepth {
+                throw PredicateLimit.tooDeep
+            }
+        case .evaluatedObject:
             return
         case .keyPath(let path):
+            try PredicateLimit.check(path)
             try validate(path, from: entity)
         case .variable(let name, let path):
+            try PredicateLimit.check(path)
             switch variables[name] {
             case .entity(let bound)?:
                 try validate(path, from: bound)
@@ -79,13 +91,16 @@ package struct PredicateValidator {
                 throw StrataError(.invalidPredicate, "the predicate still has the variable $\(name); substitute a value for it before fetching")
             }
         case .array(let elements):
-            for element in elements { try validate(element, entity, variables: variables) }
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            for element in elements { try validate(element, entity, variables: variables, depth: depth + 1) }
         case .subquery(let collection, let variable, let predicate, let path):
-            try validate(collection, entity, variables: variables)
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            try PredicateLimit.check(path)
+            try validate(collection, entity, variables: variables, depth: depth + 1)
             var scope = variables
             let member = destination(of: collection, entity, variables: variables)
             scope[variable] = member.map(Binding.entity) ?? .unknown
-            try validate(predicate, member ?? entity, variables: scope)
+            try validate(predicate, member ?? entity, variables: scope, depth: depth + 1)
             if let first = path.first, !first.hasPrefix("@") {
                 throw StrataError(.invalidPredicate, "a SUBQUERY is a collection; follow it with a collection operator such as @count, not '\(first)'")
             }

@@ -113,16 +113,11 @@ package enum StringMatching {
 
     /// `MATCHES`: an ICU regular expression over the whole string. An invalid pattern matches
     /// nothing (predicates are validated before they run, so this is not reached from a fetch).
-    package static func matches(_ string: String, _ pattern: String, _ options: ComparisonOptions) -> Bool {
-        var regexOptions: NSRegularExpression.Options = []
-        if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
+    /// - Throws: ``RegexRule/Failure`` when the engine could not decide (see ``RegexRule``).
+    package static func matches(_ string: String, _ pattern: String, _ options: ComparisonOptions) throws(RegexRule.Failure) -> Bool {
         let subject = fold(string, options.subtracting(.caseInsensitive))
-        let pattern = fold(pattern, options.subtracting(.caseInsensitive))
-        guard let expression = try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z", options: regexOptions) else {
-            return false
-        }
-        let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
-        return expression.firstMatch(in: subject, options: [], range: range) != nil
+        let folded = fold(pattern, options.subtracting(.caseInsensitive))
+        return try RegexRule.matches(folded, subject, caseInsensitive: options.contains(.caseInsensitive), reportedPattern: pattern)
     }
 
     /// Finder-style order: digit runs compare by numeric value ("file2" before "file10"); other

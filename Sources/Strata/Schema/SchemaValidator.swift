@@ -60,37 +60,86 @@ struct SchemaValidator {
             }
             parentOf[index] = parentIndex
         }
-        for index in draft.entities.indices {
-            var chain: [Int] = []
+        // Each entity's place is found once, walking up only to the first entity already placed,
+        // so a chain of n entities takes n steps, not n²/2 (or n³ with a search of the chain).
+        var placement: [Int: Placement] = [:]
+        for index in draft.entities.indices where placement[index] == nil {
+            var path: [Int] = [index]
+            var onPath: [Int: Int] = [index: 0]
+            var outcome: Placement
             var current = index
-            var onCycle = false
-            var broken = false
             while true {
                 guard let parent = parentOf[current] else {
                     // A parent that is named but missing leaves the chain incomplete.
-                    broken = draft.entities[current].parent != nil
+                    outcome = draft.entities[current].parent != nil ? .broken : .placed(depth: 0)
                     break
                 }
-                if parent == index {
-                    onCycle = true
+                if let known = placement[parent] {
+                    outcome = known.child
                     break
                 }
-                if chain.contains(parent) {
-                    broken = true // leads into a cycle that this entity is not part of
+                if let start = onPath[parent] {
+                    // `path[start...]` is a cycle; the entities before it lead into it.
+                    let cycle = Array(path[start...])
+                    for (offset, member) in cycle.enumerated() {
+                        // Each member's message names at most a few of the others, so that a
+                        // long cycle does not give messages of quadratic total length.
+                        let shown = 5
+                        var names = (cycle[offset...] + cycle[..<offset]).prefix(shown).map { draft.entities[$0].name ?? "?" }
+                        if cycle.count > shown { names.append("… (\(cycle.count - shown) more)") }
+                        names.append(draft.entities[member].name ?? "?")
+                        collector.error(
+                            "inheritanceCycle",
+                            "inheritance cycle: \(names.joined(separator: " → ")); an entity cannot be its own ancestor",
+                            at: draft.entities[member].path + ".parent")
+                        placement[member] = .broken
+                    }
+                    path.removeSubrange(start...)
+                    outcome = .broken
                     break
                 }
+                onPath[parent] = path.count
+                path.append(parent)
+                current = parent
+            }
+            // `outcome` is the placement of the last entity of `path`; its descendants on the
+            // path follow it.
+            for member in path.reversed() {
+                placement[member] = outcome
+                if case .placed(let depth) = outcome, depth == Schema.maximumInheritanceDepth + 1 {
+                    collector.error(
+                        "inheritanceTooDeep",
+                        "entity '\(draft.entities[member].name ?? "?")' has more than \(Schema.maximumInheritanceDepth) ancestors; an inheritance chain may be at most \(Schema.maximumInheritanceDepth) levels deep below its root",
+                        at: draft.entities[member].path + ".parent")
+                }
+                outcome = outcome.child
+            }
+        }
+        // Ancestor lists, for entities placed within the depth limit: at most that many each.
+        for index in draft.entities.indices {
+            guard case .placed(let depth) = placement[index], depth <= Schema.maximumInheritanceDepth else { continue }
+            var chain: [Int] = []
+            chain.reserveCapacity(depth)
+            var current = index
+            while let parent = parentOf[current] {
                 chain.append(parent)
                 current = parent
             }
-            if onCycle {
-                let names = ([index] + chain + [index]).map { draft.entities[$0].name ?? "?" }
-                collector.error(
-                    "inheritanceCycle",
-                    "inheritance cycle: \(names.joined(separator: " → ")); an entity cannot be its own ancestor",
-                    at: draft.entities[index].path + ".parent")
-            } else if !broken {
-                ancestors[index] = chain
-            }
+            ancestors[index] = chain
+        }
+    }
+
+    /// Where an entity stands in its inheritance hierarchy.
+    private enum Placement {
+        /// Below a root, with `depth` ancestors.
+        case placed(depth: Int)
+        /// On or below a cycle, or below a missing parent.
+        case broken
+
+        /// The placement of a child of an entity placed so.
+        var child: Placement {
+            if case .placed(let depth) = self { return .placed(depth: depth + 1) }
+            return .broken
         }
     }
 
@@ -194,7 +243,7 @@ struct SchemaValidator {
 
     private mutating func checkConstraintsAndIndexes(of index: Int) {
         let entity = draft.entities[index]
-        guard let entityName = entity.name else { return }
+        guard let entityName = entity.name, !entity.uniquenessConstraints.isEmpty || !entity.indexes.isEmpty else { return }
         let properties = allProperties(of: index)
         func check(_ reference: NameReference, usage: String) {
             if let attribute = properties.attributes.last(where: { $0.name == reference.name }) {
@@ -237,11 +286,12 @@ struct SchemaValidator {
     }
 
     private mutating func checkAbstractEntities() {
+        var hasConcreteDescendant = Set<Int>()
+        for (index, entity) in draft.entities.enumerated() where !entity.isAbstract {
+            hasConcreteDescendant.formUnion(ancestors[index] ?? [])
+        }
         for (index, entity) in draft.entities.enumerated() where entity.isAbstract {
-            let hasConcreteDescendant = draft.entities.indices.contains { candidate in
-                !draft.entities[candidate].isAbstract && (ancestors[candidate] ?? []).contains(index)
-            }
-            if !hasConcreteDescendant {
+            if !hasConcreteDescendant.contains(index) {
                 collector.warning(
                     "abstractWithoutSubentities",
                     "abstract entity '\(entity.name ?? "?")' has no concrete subentities, so it can never have objects; add one with \"parent\": \"\(entity.name ?? "?")\" or remove 'abstract'",

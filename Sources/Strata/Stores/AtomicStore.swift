@@ -167,7 +167,7 @@ public final class AtomicStore: PersistentStore {
 
     public func fetch(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord] {
         let current = snapshot
-        var matches = Self.matching(request, in: current, schema: schema)
+        var matches = try Self.matching(request, in: current, schema: schema)
         if !request.sortDescriptors.isEmpty {
             let evaluator = Self.evaluator(current, schema)
             matches = RecordSorter.sort(matches, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
@@ -176,7 +176,7 @@ public final class AtomicStore: PersistentStore {
     }
 
     public func count(_ request: StoreFetchRequest) throws(StrataError) -> Int {
-        let total = Self.matching(request, in: snapshot, schema: schema).count
+        let total = try Self.matching(request, in: snapshot, schema: schema).count
         return Self.windowRange(count: total, offset: request.fetchOffset, limit: request.fetchLimit).count
     }
 
@@ -206,15 +206,14 @@ public final class AtomicStore: PersistentStore {
     }
 
     /// Matching records in primary-key order.
-    private static func matching(_ request: StoreFetchRequest, in contents: AtomicStoreContents, schema: Schema) -> [StoreRecord] {
+    private static func matching(_ request: StoreFetchRequest, in contents: AtomicStoreContents, schema: Schema) throws(StrataError) -> [StoreRecord] {
         var candidates: [StoreRecord] = []
         for entityName in request.entityNames {
             if let records = contents.records[entityName] { candidates += records.values }
         }
         candidates.sort { $0.objectID.primaryKey ?? 0 < $1.objectID.primaryKey ?? 0 }
         guard let predicate = request.predicate else { return candidates }
-        let evaluator = evaluator(contents, schema)
-        return candidates.filter { evaluator.evaluate(predicate, on: $0) }
+        return try evaluator(contents, schema).filter(candidates, by: predicate)
     }
 
     /// The predicate evaluator over this store's records.

@@ -17,6 +17,13 @@ final class Database {
     /// The extended result code of the last error this connection reported (constraint kinds
     /// are told apart by it: https://sqlite.org/rescode.html#extrc).
     private(set) var lastErrorCode: Int32 = SQLITE_OK
+    /// The error one of Strata's SQL functions met while a statement ran (a `MATCHES` that
+    /// could not be decided): the statement fails, and this error, not SQLite's generic one,
+    /// is what the caller gets.
+    var functionError: StrataError?
+    /// Whether the last error was SQLite refusing a statement as too large or too deep for its
+    /// own limits (https://sqlite.org/limits.html): a query the store can answer another way.
+    private(set) var lastErrorWasLimit = false
 
     struct OpenMode {
         var readOnly: Bool
@@ -201,13 +208,23 @@ final class Database {
 
     // MARK: - Errors
 
-    func clearLastError() { lastErrorCode = SQLITE_OK }
+    func clearLastError() {
+        lastErrorCode = SQLITE_OK
+        lastErrorWasLimit = false
+    }
 
     /// An error for a failed call, with the SQL (which never contains values: they are bound)
     /// and SQLite's own message, each cut to ``echoLimit`` characters: a statement of a large
     /// model (a `CREATE TABLE` of thousands of columns) would bury the message.
     func error(_ rc: Int32, sql: String?, message: String? = nil) -> StrataError {
-        let text = Self.capped(message ?? String(cString: sqlite3_errmsg(handle)))
+        if let functionError {
+            self.functionError = nil
+            lastErrorCode = rc
+            return functionError
+        }
+        let raw = message ?? String(cString: sqlite3_errmsg(handle))
+        lastErrorWasLimit = Self.limitMessages.contains { raw.hasPrefix($0) }
+        let text = Self.capped(raw)
         var description = "SQLite error \(rc) (\(String(cString: sqlite3_errstr(rc)))): \(text)"
         switch rc & 0xFF {
         case SQLITE_BUSY, SQLITE_LOCKED:
@@ -229,6 +246,15 @@ final class Database {
         guard text.count > echoLimit else { return text }
         return "\(text.prefix(echoLimit))… (\(text.count) characters in all)"
     }
+
+    /// How SQLite's messages begin when a statement exceeds one of its limits (sqlite3.c:
+    /// `sqlite3ExprCheckHeight`, `yyStackOverflow`, `sqlite3WhereBegin`, `sqlite3ExprAssignVarNumber`,
+    /// `sqlite3SrcListEnlarge`, `sqlite3ExpandSubquery`, `sqlite3ResolveOrderGroupBy`, ...).
+    static let limitMessages = [
+        "Expression tree is too large", "parser stack overflow", "at most ", "too many SQL variables",
+        "too many FROM clause terms", "too many columns", "too many terms in ", "too many references to",
+        "statement too long",
+    ]
 
     /// Extended result codes that Swift does not import (they are macros over expressions).
     static let constraintUnique: Int32 = SQLITE_CONSTRAINT | (8 << 8)

@@ -16,7 +16,9 @@ internal import Strata
 /// - `COLLATE strata_decimal`: decimal TEXT by numeric value.
 /// - `strata_fold(text, options)`: `StringMatching.fold` (`[c]`, `[d]`).
 /// - `strata_compare(op, options, kind, value, kind, value)`: `PredicateEvaluator.compare` on
-///   the two values decoded by kind (``ValueKind``); always 0 or 1, never NULL.
+///   the two values decoded by kind (``ValueKind``); always 0 or 1, never NULL. A `MATCHES`
+///   the regex engine cannot decide fails the statement with the evaluator's error (kept in
+///   ``Database/functionError``).
 /// - `strata_aggregate(op, kind, value)`: `@sum`, `@avg`, `@min`, `@max` as the evaluator
 ///   computes them (nil members skipped, integers exact while they fit, …).
 enum SQLFunctions {
@@ -59,7 +61,10 @@ enum SQLFunctions {
             rc = sqlite3_create_function_v2(db, "strata_fold", 2, flags, nil, fold, nil, nil, nil)
         }
         if rc == SQLITE_OK {
-            rc = sqlite3_create_function_v2(db, "strata_compare", 6, flags, nil, compare, nil, nil, nil)
+            // The connection is the function's user data, for reporting errors; it outlives
+            // the function, which dies with its handle.
+            rc = sqlite3_create_function_v2(
+                db, "strata_compare", 6, flags, Unmanaged.passUnretained(database).toOpaque(), compare, nil, nil, nil)
         }
         if rc == SQLITE_OK {
             rc = sqlite3_create_function_v2(db, "strata_aggregate", 3, flags, nil, nil, aggregateStep, aggregateFinal, nil)
@@ -169,8 +174,15 @@ private func compare(_ context: OpaquePointer?, _ count: Int32, _ arguments: Uns
     }
     let left = ValueCodec.decode(SQLFunctions.value(arguments[3]), as: leftKind)
     let right = ValueCodec.decode(SQLFunctions.value(arguments[5]), as: rightKind)
-    let holds = PredicateEvaluator<Never>.compare(left, SQLFunctions.operators[index], right, options)
-    sqlite3_result_int64(context, holds ? 1 : 0)
+    do {
+        let holds = try PredicateEvaluator<Never>.compare(left, SQLFunctions.operators[index], right, options)
+        sqlite3_result_int64(context, holds ? 1 : 0)
+    } catch {
+        if let database = sqlite3_user_data(context) {
+            Unmanaged<Database>.fromOpaque(database).takeUnretainedValue().functionError = error
+        }
+        sqlite3_result_error(context, error.message, -1)
+    }
 }
 
 /// The state of one `strata_aggregate` call: its operation and the non-nil values seen.

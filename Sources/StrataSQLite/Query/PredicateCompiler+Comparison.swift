@@ -7,7 +7,12 @@ extension PredicateCompiler {
     mutating func compare(_ left: Shape, _ op: ComparisonOperator, _ right: Shape, _ options: ComparisonOptions) throws(Unsupported) -> Condition {
         if left.isCollection || right.isCollection { return .false }
         if let l = Self.staticValue(left), let r = Self.staticValue(right) {
-            return PredicateEvaluator<Never>.compare(l, op, r, options) ? .true : .false
+            // A comparison of two constants that cannot be decided (a MATCHES past the regex
+            // engine's limits) is left to the evaluator, which reports it.
+            guard let holds = try? PredicateEvaluator<Never>.compare(l, op, r, options) else {
+                throw Unsupported(reason: "a comparison of constants that cannot be decided")
+            }
+            return holds ? .true : .false
         }
         switch (left, right) {
         case (.null, let other), (let other, .null):

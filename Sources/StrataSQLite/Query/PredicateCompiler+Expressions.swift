@@ -8,44 +8,62 @@ extension PredicateCompiler {
         case .constant(let constant):
             return lift(constant)
         case .keyPath(let path):
-            return try walk(context.subject, path[...])
+            return try walk(context.subject, try Self.checked(path))
         case .evaluatedObject:
             return context.subject
         case .variable(let name, let path):
-            return try walk(context.variables[name] ?? .null, path[...])
+            return try walk(context.variables[name] ?? .null, try Self.checked(path))
         case .array(let expressions):
             var members: [Shape] = []
-            for expression in expressions { members.append(try value(expression, context)) }
+            try nested { (compiler) throws(Unsupported) in
+                for expression in expressions { members.append(try compiler.value(expression, context)) }
+            }
             return .list(members)
         case .subquery(let collection, let variable, let predicate, let path):
-            let source = try value(collection, context)
-            let filtered: Shape
-            switch source {
-            case .null:
-                filtered = .list([])
-            case .rows(let rows):
-                var inner = context
-                inner.variables[variable] = rows.element
-                if case .object = rows.element { inner.subject = rows.element }
-                let condition = try compile(predicate, inner)
-                filtered = .rows(RowSource(
-                    scope: rows.scope, conditions: rows.conditions + (condition.sql == "1" ? [] : [condition.sql]),
-                    element: rows.element, order: rows.order))
-            case .scalar, .object:
-                // One member (none when NULL at run time): rows of a FROM-less SELECT.
-                var inner = context
-                inner.variables[variable] = source
-                if case .object = source { inner.subject = source }
-                let condition = try compile(predicate, inner)
-                var conditions = [condition.sql]
-                if case .scalar(let scalar) = source, scalar.nullable { conditions.insert("\(scalar.sql) IS NOT NULL", at: 0) }
-                if case .object(let object) = source, object.nullable { conditions.insert("\(object.pk) IS NOT NULL", at: 0) }
-                filtered = .rows(RowSource(scope: QueryScope(), conditions: conditions, element: source, order: []))
-            case .list:
-                throw Unsupported(reason: "SUBQUERY over an array")
+            return try nested { (compiler) throws(Unsupported) in
+                try compiler.subquery(collection, variable, predicate, try Self.checked(path), context)
             }
-            return try walk(filtered, path[...])
         }
+    }
+
+    /// A key path no longer than ``FetchPredicate/maximumKeyPathLength``: `walk` recurses once
+    /// per component.
+    static func checked(_ path: [String]) throws(Unsupported) -> ArraySlice<String> {
+        guard path.count <= FetchPredicate.maximumKeyPathLength else { throw Unsupported(reason: "a key path too long") }
+        return path[...]
+    }
+
+    /// `SUBQUERY(collection, $variable, predicate)` followed by `path`.
+    private mutating func subquery(
+        _ collection: FetchExpression, _ variable: String, _ predicate: FetchPredicate, _ path: ArraySlice<String>, _ context: Context
+    ) throws(Unsupported) -> Shape {
+        let source = try value(collection, context)
+        let filtered: Shape
+        switch source {
+        case .null:
+            filtered = .list([])
+        case .rows(let rows):
+            var inner = context
+            inner.variables[variable] = rows.element
+            if case .object = rows.element { inner.subject = rows.element }
+            let condition = try compile(predicate, inner)
+            filtered = .rows(RowSource(
+                scope: rows.scope, conditions: rows.conditions + (condition.sql == "1" ? [] : [condition.sql]),
+                element: rows.element, order: rows.order))
+        case .scalar, .object:
+            // One member (none when NULL at run time): rows of a FROM-less SELECT.
+            var inner = context
+            inner.variables[variable] = source
+            if case .object = source { inner.subject = source }
+            let condition = try compile(predicate, inner)
+            var conditions = [condition.sql]
+            if case .scalar(let scalar) = source, scalar.nullable { conditions.insert("\(scalar.sql) IS NOT NULL", at: 0) }
+            if case .object(let object) = source, object.nullable { conditions.insert("\(object.pk) IS NOT NULL", at: 0) }
+            filtered = .rows(RowSource(scope: QueryScope(), conditions: conditions, element: source, order: []))
+        case .list:
+            throw Unsupported(reason: "SUBQUERY over an array")
+        }
+        return try walk(filtered, path)
     }
 
     /// A constant as a shape: objects are values whose keys cannot be followed, as in memory.
@@ -80,7 +98,9 @@ extension PredicateCompiler {
                 if relationship.isToMany {
                     return try walk(.rows(members(of: object, owner: owner, relationship)), rest)
                 }
-                return try walk(.object(toOne(object, alias: alias, scope: scope, relationship)), rest)
+                let destination = toOne(object, alias: alias, scope: scope, relationship)
+                try checkTables(scope)
+                return try walk(.object(destination), rest)
             }
             if key == "self" || key == "SELF" { return try walk(start, rest) }
             if let column = table.column(key), case .attribute(let type) = column.role {
@@ -94,6 +114,7 @@ extension PredicateCompiler {
             case .rows(let inner):
                 guard let owner = inner.nullWhenNil else {
                     let leftover = rows.scope.absorb(inner.scope, on: inner.conditions)
+                    try checkTables(rows.scope)
                     return .rows(RowSource(
                         scope: rows.scope, conditions: rows.conditions + leftover, element: inner.element, order: rows.order + inner.order,
                         nullWhenNil: rows.nullWhenNil, presence: inner.presence))
@@ -104,6 +125,7 @@ extension PredicateCompiler {
                     throw Unsupported(reason: "a collection through a nil-able relationship of a single value")
                 }
                 _ = rows.scope.absorb(inner.scope, on: inner.conditions, outer: true)
+                try checkTables(rows.scope)
                 var element = inner.element
                 if case .object(var object) = element {
                     object.nullable = true

@@ -39,6 +39,10 @@ extension PredicateCompiler {
         if windowed && (limit > 0 || offset > 0) {
             window = " LIMIT \(bind(.integer(limit > 0 ? Int64(limit) : -1))) OFFSET \(bind(.integer(Int64(max(offset, 0)))))"
         }
+        try checkTables(scope)
+        guard arguments.count <= Self.maximumParameters else {
+            throw Unsupported(reason: "more than \(Self.maximumParameters) values to bind")
+        }
         let columns = keysOnly ? "t.\"_pk\"" + (table.hasEntityColumn ? ", t.\"_entity\"" : "") : Self.selectList(table, alias: "t")
         let body = scope.fromClause + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
         return CompiledFetch(
@@ -62,7 +66,7 @@ extension PredicateCompiler {
     /// sorts after numbers), objects by entity name and primary key.
     mutating func orderTerms(_ descriptor: FetchSortDescriptor, _ subject: Shape) throws(Unsupported) -> [String] {
         let direction = descriptor.ascending ? "" : " DESC"
-        switch try walk(subject, descriptor.keyPathComponents[...]) {
+        switch try walk(subject, try Self.checked(descriptor.keyPathComponents)) {
         case .scalar(let scalar):
             switch scalar.kind {
             case .string:

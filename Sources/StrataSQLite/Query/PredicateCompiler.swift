@@ -18,10 +18,26 @@ internal import Strata
 ///   binary, UUIDs, and strings, URIs and decimals through their comparison keys (the shadow
 ///   columns the indexes hold, with the BINARY collation: ``ComparisonKey``), or the `strata`
 ///   collations where no key column is at hand (folded strings, aggregates).
+///
+/// What SQLite cannot take — more than ``maximumTables`` tables in one FROM clause (a long
+/// to-one key path joins a table per step), more than ``maximumParameters`` bound values, a
+/// predicate nested deeper than ``FetchPredicate/maximumDepth`` or a key path longer than
+/// ``FetchPredicate/maximumKeyPathLength`` — is ``Unsupported``: the store evaluates that
+/// request in memory instead (and the evaluator reports the last two). Long runs of AND and OR
+/// are written as balanced trees, so that SQLite's expression depth (1,000) grows with the
+/// logarithm of their length.
 struct PredicateCompiler {
     let layout: StoreLayout
     private(set) var arguments: [SQLValue] = []
     private var aliasCount = 0
+    /// The levels of AND, OR, NOT, SUBQUERY and arrays being compiled.
+    private var depth = 0
+
+    /// SQLite's limit on the tables of one join (https://sqlite.org/limits.html, "Maximum
+    /// Number Of Tables In A Join").
+    static let maximumTables = 64
+    /// SQLite's default `SQLITE_MAX_VARIABLE_NUMBER` (since 3.32.0).
+    static let maximumParameters = 32_766
 
     init(layout: StoreLayout) {
         self.layout = layout
@@ -31,6 +47,21 @@ struct PredicateCompiler {
     mutating func bind(_ value: SQLValue) -> String {
         arguments.append(value)
         return "?\(arguments.count)"
+    }
+
+    /// Counts one more level of nesting while `body` compiles it.
+    mutating func nested<T>(_ body: (inout PredicateCompiler) throws(Unsupported) -> T) throws(Unsupported) -> T {
+        guard depth < FetchPredicate.maximumDepth else { throw Unsupported(reason: "a predicate nested too deeply") }
+        depth += 1
+        defer { depth -= 1 }
+        return try body(&self)
+    }
+
+    /// Refuses a FROM clause with more tables than SQLite joins.
+    func checkTables(_ scope: QueryScope) throws(Unsupported) {
+        if scope.resolved.items.count > Self.maximumTables {
+            throw Unsupported(reason: "more than \(Self.maximumTables) tables in one join")
+        }
     }
 
     mutating func alias(_ prefix: String) -> String {
@@ -60,17 +91,21 @@ struct PredicateCompiler {
         case .and(let predicates):
             guard !predicates.isEmpty else { return .true }
             var parts: [Condition] = []
-            for predicate in predicates { parts.append(try compile(predicate, context)) }
+            try nested { (compiler) throws(Unsupported) in
+                for predicate in predicates { parts.append(try compiler.compile(predicate, context)) }
+            }
             if parts.count == 1 { return parts[0] }
-            return Condition(sql: "(" + parts.map(\.sql).joined(separator: " AND ") + ")", nullable: parts.contains(where: \.nullable))
+            return Self.balanced(parts, "AND")
         case .or(let predicates):
             guard !predicates.isEmpty else { return .false }
             var parts: [Condition] = []
-            for predicate in predicates { parts.append(try compile(predicate, context)) }
+            try nested { (compiler) throws(Unsupported) in
+                for predicate in predicates { parts.append(try compiler.compile(predicate, context)) }
+            }
             if parts.count == 1 { return parts[0] }
-            return Condition(sql: "(" + parts.map(\.sql).joined(separator: " OR ") + ")", nullable: parts.contains(where: \.nullable))
+            return Self.balanced(parts, "OR")
         case .not(let inner):
-            return not(try compile(inner, context))
+            return not(try nested { (compiler) throws(Unsupported) in try compiler.compile(inner, context) })
         case .comparison(let comparison):
             return try compile(comparison, context)
         }
@@ -86,7 +121,10 @@ struct PredicateCompiler {
         switch condition.sql {
         case "1": return .false
         case "0": return .true
-        default: return Condition(sql: "NOT \(strict(condition).sql)", nullable: false)
+        default:
+            if let inner = condition.negated { return Condition(sql: inner, nullable: false) }
+            let operand = strict(condition).sql
+            return Condition(sql: "NOT \(operand)", nullable: false, negated: operand)
         }
     }
 
@@ -95,7 +133,7 @@ struct PredicateCompiler {
         if kept.contains(where: { $0.sql == "0" }) { return .false }
         if kept.isEmpty { return .true }
         if kept.count == 1 { return kept[0] }
-        return Condition(sql: "(" + kept.map(\.sql).joined(separator: " AND ") + ")", nullable: kept.contains(where: \.nullable))
+        return Self.balanced(kept, "AND")
     }
 
     func or(_ parts: [Condition]) -> Condition {
@@ -103,7 +141,20 @@ struct PredicateCompiler {
         if kept.contains(where: { $0.sql == "1" }) { return .true }
         if kept.isEmpty { return .false }
         if kept.count == 1 { return kept[0] }
-        return Condition(sql: "(" + kept.map(\.sql).joined(separator: " OR ") + ")", nullable: kept.contains(where: \.nullable))
+        return Self.balanced(kept, "OR")
+    }
+
+    /// Two or more conditions joined by `AND` or `OR`, in parentheses: a few in a row, more as
+    /// a balanced tree, since SQLite parses `a OR b OR c …` into a tree as deep as the run is
+    /// long and refuses one deeper than 1,000.
+    static func balanced(_ parts: [Condition], _ connective: String) -> Condition {
+        let nullable = parts.contains(where: \.nullable)
+        guard parts.count > 4 else {
+            return Condition(sql: "(" + parts.map(\.sql).joined(separator: " \(connective) ") + ")", nullable: nullable)
+        }
+        let middle = parts.count / 2
+        let sql = "(" + balanced(Array(parts[..<middle]), connective).sql + " \(connective) " + balanced(Array(parts[middle...]), connective).sql + ")"
+        return Condition(sql: sql, nullable: nullable)
     }
 
     private mutating func compile(_ comparison: Comparison, _ context: Context) throws(Unsupported) -> Condition {

@@ -87,6 +87,9 @@ final class RowSource {
 struct Condition {
     var sql: String
     var nullable: Bool
+    /// For `NOT x`, the SQL of `x` (made strict): `NOT NOT x` is written as `x`, which keeps
+    /// chains of NOT within SQLite's parser stack.
+    var negated: String? = nil
 
     static let `true` = Condition(sql: "1", nullable: false)
     static let `false` = Condition(sql: "0", nullable: false)

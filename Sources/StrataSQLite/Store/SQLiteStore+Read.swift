@@ -10,7 +10,7 @@ extension SQLiteStore {
         case .nothing: return []
         case .inMemory: return try fetchInMemory(request)
         case .sql(let table, let compiled):
-            return try pool.read { (database) throws(StrataError) -> [StoreRecord] in
+            let records = try readCompiled { (database) throws(StrataError) -> [StoreRecord] in
                 var decoder = RecordDecoder(store: self, table: table)
                 var records: [StoreRecord] = []
                 if request.fetchLimit > 0 { records.reserveCapacity(request.fetchLimit) }
@@ -19,6 +19,8 @@ extension SQLiteStore {
                 }
                 return records
             }
+            if let records { return records }
+            return try fetchInMemory(request)
         }
     }
 
@@ -29,11 +31,13 @@ extension SQLiteStore {
         case .inMemory: return try fetchInMemory(request).map(\.objectID)
         case .sql(let table, let compiled):
             let identifier = storeIdentifier
-            return try pool.read { (database) throws(StrataError) -> [ObjectID] in
+            let ids = try readCompiled { (database) throws(StrataError) -> [ObjectID] in
                 try database.rows(compiled.select, compiled.arguments) { (row) throws(StrataError) in
                     ObjectID(entityName: try entityName(row, table), storeIdentifier: identifier, primaryKey: row.int64(0))
                 }
             }
+            if let ids { return ids }
+            return try fetchInMemory(request).map(\.objectID)
         }
     }
 
@@ -42,9 +46,27 @@ extension SQLiteStore {
         case .nothing: return 0
         case .inMemory: return try fetchInMemory(request).count
         case .sql(_, let compiled):
-            let value = try pool.read { (database) throws(StrataError) -> SQLValue? in try database.scalar(compiled.count, compiled.arguments) }
+            let value = try readCompiled { (database) throws(StrataError) -> SQLValue? in try database.scalar(compiled.count, compiled.arguments) }
+            guard let value else {
+                return try fetchInMemory(request).count
+            }
             guard case .integer(let count) = value else { return 0 }
             return Int(count)
+        }
+    }
+
+    /// Runs a compiled request on a reader; nil when SQLite refused the statement for one of
+    /// its own limits (expression depth, parser stack, …) that the compiler does not foresee,
+    /// so that the caller evaluates the request in memory instead.
+    private func readCompiled<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T? {
+        try pool.read { (database) throws(StrataError) -> T? in
+            database.clearLastError()
+            do throws(StrataError) {
+                return try body(database)
+            } catch {
+                if database.lastErrorWasLimit { return nil }
+                throw error
+            }
         }
     }
 
@@ -114,7 +136,7 @@ extension SQLiteStore {
         candidates.sort { $0.objectID.primaryKey ?? 0 < $1.objectID.primaryKey ?? 0 }
         let evaluator = recordEvaluator()
         if let predicate = request.predicate {
-            candidates = candidates.filter { evaluator.evaluate(predicate, on: $0) }
+            candidates = try evaluator.filter(candidates, by: predicate)
         }
         if !request.sortDescriptors.isEmpty {
             candidates = RecordSorter.sort(candidates, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)

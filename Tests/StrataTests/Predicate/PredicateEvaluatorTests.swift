@@ -7,8 +7,14 @@ private final class Graph {
     let context = ManagedObjectContext(coordinator: TestModel.coordinator())
     lazy var evaluator = context.objectEvaluator()
 
+    /// Whether the predicate holds; an error is a test failure.
     func holds(_ predicate: FetchPredicate, _ object: ManagedObject) -> Bool {
-        evaluator.evaluate(predicate, on: object)
+        do {
+            return try evaluator.evaluate(predicate, on: object)
+        } catch {
+            Issue.record("evaluating \(predicate): \(error)")
+            return false
+        }
     }
 
     func book(_ title: String, pages: Int32?, rating: Double? = nil, price: String? = nil, tags: [String] = []) -> Book {
@@ -25,8 +31,14 @@ private final class Graph {
     }
 }
 
+/// One comparison of constants; an error is a test failure.
 private func compare(_ l: PredicateValue, _ op: ComparisonOperator, _ r: PredicateValue, _ options: ComparisonOptions = []) -> Bool {
-    PredicateEvaluator<ManagedObject>.compare(l, op, r, options)
+    do {
+        return try PredicateEvaluator<ManagedObject>.compare(l, op, r, options)
+    } catch {
+        Issue.record("comparing \(l) \(op.rawValue) \(r): \(error)")
+        return false
+    }
 }
 
 @Suite struct PredicateEvaluatorTests {

@@ -174,3 +174,40 @@ import Testing
         }
     }
 }
+
+/// The printer recurses once per level of nesting: a tree built in code deeper than
+/// ``FetchPredicate/maximumDepth`` prints its deepest part as `…`, which does not parse back.
+@Suite struct PredicatePrinterDepthTests {
+    static func nots(_ count: Int) -> FetchPredicate {
+        var predicate = equal("a", 1)
+        for _ in 0..<count { predicate = .not(predicate) }
+        return predicate
+    }
+
+    static func subqueries(_ count: Int) -> FetchPredicate {
+        var predicate = equal("a", 1)
+        for _ in 0..<count {
+            predicate = .comparison(Comparison(
+                .subquery(collection: .key("x"), variable: "x", predicate: predicate, keyPath: ["@count"]), .equal, .constant(1)))
+        }
+        return predicate
+    }
+
+    @Test func atTheLimitEverythingPrints() {
+        let limit = FetchPredicate.maximumDepth
+        #expect(Self.nots(limit).description == String(repeating: "NOT ", count: limit) + "a == 1")
+        #expect(!Self.subqueries(limit).description.contains("…"))
+        #expect(Self.subqueries(limit).description.hasSuffix("a == 1" + String(repeating: ").@count == 1", count: limit)))
+    }
+
+    @Test func pastTheLimitTheDeepestPartIsElided() {
+        let limit = FetchPredicate.maximumDepth
+        for depth in [limit + 1, 10 * limit] {
+            #expect(Self.nots(depth).description == String(repeating: "NOT ", count: limit) + "…")
+            let text = Self.subqueries(depth).description
+            let prefix = String(repeating: "SUBQUERY(x, $x, ", count: limit) + "… == 1).@count == 1"
+            #expect(text.hasPrefix(prefix), "\(text.prefix(prefix.count + 20).suffix(60))")
+            #expect(throws: PredicateSyntaxError.self) { try FetchPredicate(format: String(repeating: "NOT ", count: 3) + "…") }
+        }
+    }
+}

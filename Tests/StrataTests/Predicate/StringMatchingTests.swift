@@ -123,19 +123,33 @@ import Testing
         #expect(StringMatching.like(string, pattern, options) == expected)
     }
 
-    @Test func matchesIsAWholeStringRegularExpression() {
-        #expect(StringMatching.matches("abc123", "[a-z]+[0-9]+", []))
-        #expect(!StringMatching.matches("abc123x", "[a-z]+[0-9]+", []))
-        #expect(!StringMatching.matches("1abc123", "[a-z]+[0-9]+", []))
-        #expect(StringMatching.matches("a|b", "a\\|b", []))
-        #expect(StringMatching.matches("b", "a|b", []))               // alternation stays inside the anchors
-        #expect(!StringMatching.matches("ab", "a|b", []))
-        #expect(StringMatching.matches("ABC", "abc", .caseInsensitive))
-        #expect(!StringMatching.matches("ABC", "abc", []))
-        #expect(StringMatching.matches("Étienne", "Etienne", .diacriticInsensitive))
-        #expect(StringMatching.matches("ÉTIENNE", "etienne", [.caseInsensitive, .diacriticInsensitive]))
-        #expect(!StringMatching.matches("a\nb", "a.b", []))
-        #expect(!StringMatching.matches("abc", "(", []))              // invalid: matches nothing
+    @Test func matchesIsAWholeStringRegularExpression() throws {
+        #expect(try StringMatching.matches("abc123", "[a-z]+[0-9]+", []))
+        #expect(try !StringMatching.matches("abc123x", "[a-z]+[0-9]+", []))
+        #expect(try !StringMatching.matches("1abc123", "[a-z]+[0-9]+", []))
+        #expect(try StringMatching.matches("a|b", "a\\|b", []))
+        #expect(try StringMatching.matches("b", "a|b", []))               // alternation stays inside the anchors
+        #expect(try !StringMatching.matches("ab", "a|b", []))
+        #expect(try StringMatching.matches("ABC", "abc", .caseInsensitive))
+        #expect(try !StringMatching.matches("ABC", "abc", []))
+        #expect(try StringMatching.matches("Étienne", "Etienne", .diacriticInsensitive))
+        #expect(try StringMatching.matches("ÉTIENNE", "etienne", [.caseInsensitive, .diacriticInsensitive]))
+        #expect(try !StringMatching.matches("a\nb", "a.b", []))
+        #expect(try !StringMatching.matches("abc", "(", []))              // invalid: matches nothing
+    }
+
+    /// W1: ICU gives up on this match after about 40 million steps and reports no match, though
+    /// `a*!` matches; Strata stops it first and says so.
+    @Test func aMatchPastTheEnginesLimitsThrows() throws {
+        let pattern = "(a+)+c|a*!"
+        let subject = String(repeating: "a", count: 25) + "!"
+        #expect(throws: RegexRule.Failure(pattern: pattern)) { try StringMatching.matches(subject, pattern, .caseInsensitive) }
+        // The same pattern on a short value is decided, either way.
+        #expect(try StringMatching.matches("aaa!", pattern, []))
+        #expect(try !StringMatching.matches("aaab", pattern, []))
+        // Too deep for ICU's backtracking stack: also an error, not a "no".
+        let long = String(repeating: "ab", count: 1_000_000) + "!"
+        #expect(throws: RegexRule.Failure(pattern: "(a|b)*!")) { try RegexRule.matches("(a|b)*!", long) }
     }
 
     @Test func localizedStandardCompare() {

@@ -1649,6 +1649,48 @@ struct InheritanceTests {
         ])
     }
 
+    /// A chain of `count` entities, E0 the root with one attribute, each next one a subentity
+    /// of the one before.
+    static func chain(_ count: Int, cycle: Bool = false) -> Data {
+        var entities: [[String: Any]] = [["name": "E0", "attributes": [["name": "a", "type": "string", "optional": true]]]]
+        for level in 1..<count { entities.append(["name": "E\(level)", "parent": "E\(level - 1)"]) }
+        if cycle { entities[0]["parent"] = "E\(count - 1)" }
+        return try! JSONSerialization.data(withJSONObject: ["name": "Chain", "entities": entities])
+    }
+
+    @Test("an inheritance chain may be maximumInheritanceDepth levels deep, and no deeper")
+    func inheritanceDepthIsBounded() throws {
+        let limit = Schema.maximumInheritanceDepth
+        #expect(limit == 100)
+        let deepest = try Schema(data: Self.chain(limit + 1))
+        let last = try #require(deepest.entity(named: "E\(limit)"))
+        #expect(last.ancestorNames.count == limit)
+        #expect(last.rootName == "E0")
+        #expect(last.attribute(named: "a") != nil)
+        #expect(deepest.entityAndDescendants(of: "E0").count == limit + 1)
+        #expect(deepest.entityAndDescendants(of: "E\(limit - 1)").map(\.name) == ["E\(limit - 1)", "E\(limit)"])
+
+        // 10,000 levels (H1: took over a minute): one error, at the first entity past the
+        // limit; the entities below it are not reported again.
+        for count in [limit + 2, 10_000] {
+            let result = Schema.load(data: Self.chain(count), file: "chain.json")
+            #expect(result.schema == nil)
+            #expect(result.diagnostics.map(\.code) == ["inheritanceTooDeep"])
+            #expect(result.diagnostics.first?.path == "entities[\(limit + 1)].parent")
+            #expect(result.diagnostics.first?.message == "entity 'E\(limit + 1)' has more than 100 ancestors; an inheritance chain may be at most 100 levels deep below its root")
+        }
+    }
+
+    @Test("a cycle of 10,000 entities: one short message per member")
+    func longCycle() {
+        let result = Schema.load(data: Self.chain(10_000, cycle: true), file: "chain.json")
+        #expect(result.schema == nil)
+        #expect(result.diagnostics.count == 10_000)
+        #expect(result.diagnostics.allSatisfy { $0.code == "inheritanceCycle" })
+        let first = result.diagnostics.first { $0.path == "entities[0].parent" }
+        #expect(first?.message == "inheritance cycle: E0 → E9999 → E9998 → E9997 → E9996 → … (9995 more) → E0; an entity cannot be its own ancestor")
+    }
+
     @Test("a subentity cannot redeclare an inherited property, compared case-insensitively")
     func redeclaredProperty() {
         let result = loadModel("""
