@@ -52,11 +52,12 @@ extension ManagedObjectContext {
         let keys = request.propertiesToFetch ?? entity.attributes.filter { !$0.isTransient }.map(\.name)
         for key in keys { try PredicateLimit.check(key.split(separator: ".").map(String.init)) }
         let evaluator = objectEvaluator()
-        return objects.map { object in
+        var rows: [[String: PropertyValue]] = []
+        for object in objects {
             var row: [String: PropertyValue] = [:]
             for key in keys {
                 let path = key.split(separator: ".").map(String.init)
-                switch evaluator.value(ofKeyPath: path, on: object) {
+                switch try evaluator.value(ofKeyPath: path, on: object) {
                 case .scalar(let value): row[key] = .attribute(Self.attributeValue(value))
                 case .object(let related): row[key] = .toOne(related.objectID)
                 case .collection(let members):
@@ -65,8 +66,9 @@ extension ManagedObjectContext {
                     row[key] = entity.relationship(named: path[0]) != nil && path.count == 1 ? .toOne(nil) : .attribute(nil)
                 }
             }
-            return row
+            rows.append(row)
         }
+        return rows
     }
 
     // MARK: - Implementation
@@ -90,7 +92,7 @@ extension ManagedObjectContext {
                 result.append(object)
             }
         }
-        result = RecordSorter.sort(result, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
+        result = try RecordSorter.sort(result, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
         if request.sortDescriptors.isEmpty { result.sort { $0.objectID < $1.objectID } }
         return Array(AtomicStore.window(result, offset: request.fetchOffset, limit: request.fetchLimit))
     }

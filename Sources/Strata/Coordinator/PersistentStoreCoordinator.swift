@@ -232,7 +232,7 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         rowCache.withLock { cache in for record in records { cache.insert(record) } }
         let evaluator = recordEvaluator()
-        records = RecordSorter.sort(records, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
+        records = try RecordSorter.sort(records, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
         return Array(AtomicStore.window(records, offset: request.fetchOffset, limit: request.fetchLimit))
     }
 
@@ -274,7 +274,7 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// An evaluator over records, loading related records through the row cache and stores.
     func recordEvaluator() -> PredicateEvaluator<StoreRecord> {
-        AtomicStore.evaluator(schema) { [self] id in try? self.record(for: id) }
+        AtomicStore.evaluator(schema) { [self] (id) throws(StrataError) in try self.record(for: id) }
     }
 
     // MARK: - Saving

@@ -6,15 +6,17 @@ package struct GraphAccessor<Subject> {
     package var entity: (Subject) -> EntityDescription
     package var objectID: (Subject) -> ObjectID
     package var attribute: (Subject, String) -> AttributeValue?
-    package var toOne: (Subject, String) -> Subject?
-    package var toMany: (Subject, String) -> [Subject]
+    /// Related objects; a store that cannot read them throws, and the evaluation fails with
+    /// its error (never a silent "no object").
+    package var toOne: (Subject, String) throws(StrataError) -> Subject?
+    package var toMany: (Subject, String) throws(StrataError) -> [Subject]
 
     package init(
         entity: @escaping (Subject) -> EntityDescription,
         objectID: @escaping (Subject) -> ObjectID,
         attribute: @escaping (Subject, String) -> AttributeValue?,
-        toOne: @escaping (Subject, String) -> Subject?,
-        toMany: @escaping (Subject, String) -> [Subject]
+        toOne: @escaping (Subject, String) throws(StrataError) -> Subject?,
+        toMany: @escaping (Subject, String) throws(StrataError) -> [Subject]
     ) {
         self.entity = entity
         self.objectID = objectID
@@ -71,8 +73,8 @@ package struct PredicateEvaluator<Subject> {
     }
 
     /// The value of a key path (`author.name`) from an object, for sorting and dictionaries.
-    package func value(ofKeyPath path: [String], on subject: Subject) -> EvaluatedValue<Subject> {
-        walk(.object(subject), path[...])
+    package func value(ofKeyPath path: [String], on subject: Subject) throws(StrataError) -> EvaluatedValue<Subject> {
+        try walk(.object(subject), path[...])
     }
 
     /// `depth`: the levels of `AND`, `OR`, `NOT`, `SUBQUERY` and arrays above `predicate`.
@@ -145,12 +147,12 @@ package struct PredicateEvaluator<Subject> {
             return Self.lift(constant)
         case .keyPath(let path):
             try PredicateLimit.check(path)
-            return walk(.object(subject), path[...])
+            return try walk(.object(subject), path[...])
         case .evaluatedObject:
             return .object(subject)
         case .variable(let name, let path):
             try PredicateLimit.check(path)
-            return walk(variables[name] ?? .null, path[...])
+            return try walk(variables[name] ?? .null, path[...])
         case .array(let expressions):
             guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
             var members: [EvaluatedValue<Subject>] = []
@@ -170,7 +172,7 @@ package struct PredicateEvaluator<Subject> {
                 if case .object(let memberObject) = member { object = memberObject } else { object = subject }
                 if try evaluate(predicate, on: object, variables: scope, depth: depth + 1) { matching.append(member) }
             }
-            return walk(.collection(matching), path[...])
+            return try walk(.collection(matching), path[...])
         }
     }
 
@@ -184,13 +186,13 @@ package struct PredicateEvaluator<Subject> {
 
     /// Follows `path` from `start`: a loop through to-one relationships and attributes, so that
     /// only collections and collection operators recurse (as deep as the path is long).
-    private func walk(_ start: EvaluatedValue<Subject>, _ path: ArraySlice<String>) -> EvaluatedValue<Subject> {
+    private func walk(_ start: EvaluatedValue<Subject>, _ path: ArraySlice<String>) throws(StrataError) -> EvaluatedValue<Subject> {
         var current = start
         var path = path
         while let key = path.first {
             let rest = path.dropFirst()
             if key.hasPrefix("@") {
-                return aggregate(key, elements(of: current), rest)
+                return try aggregate(key, elements(of: current), rest)
             }
             switch current {
             case .null, .scalar:
@@ -199,9 +201,9 @@ package struct PredicateEvaluator<Subject> {
                 let entity = access.entity(object)
                 if let relationship = entity.relationship(named: key) {
                     if relationship.isToMany {
-                        current = .collection(access.toMany(object, key).map { .object($0) })
+                        current = .collection(try access.toMany(object, key).map { .object($0) })
                     } else {
-                        current = access.toOne(object, key).map { .object($0) } ?? .null
+                        current = try access.toOne(object, key).map { .object($0) } ?? .null
                     }
                 } else if key != "self" && key != "SELF" {
                     current = access.attribute(object, key).map { .scalar(PredicateValue($0)) } ?? .null
@@ -210,7 +212,7 @@ package struct PredicateEvaluator<Subject> {
             case .collection(let members):
                 var result: [EvaluatedValue<Subject>] = []
                 for member in members {
-                    let value = walk(member, path)
+                    let value = try walk(member, path)
                     if case .collection(let nested) = value {
                         result += nested
                     } else {
@@ -223,13 +225,13 @@ package struct PredicateEvaluator<Subject> {
         return current
     }
 
-    private func aggregate(_ operation: String, _ members: [EvaluatedValue<Subject>], _ rest: ArraySlice<String>) -> EvaluatedValue<Subject> {
+    private func aggregate(_ operation: String, _ members: [EvaluatedValue<Subject>], _ rest: ArraySlice<String>) throws(StrataError) -> EvaluatedValue<Subject> {
         if operation == "@count" {
-            return walk(.scalar(.integer(Int64(members.count))), rest)
+            return try walk(.scalar(.integer(Int64(members.count))), rest)
         }
-        let values: [PredicateValue] = members.compactMap { member in
-            if case .scalar(let value) = walk(member, rest) { return value }
-            return nil
+        var values: [PredicateValue] = []
+        for member in members {
+            if case .scalar(let value) = try walk(member, rest) { values.append(value) }
         }
         let result = Self.aggregate(operation, values)
         return result == .null ? .null : .scalar(result)

@@ -4,17 +4,21 @@ package enum RecordSorter {
     package static func sort<Subject>(
         _ items: [Subject], by descriptors: [FetchSortDescriptor], evaluator: PredicateEvaluator<Subject>,
         id: (Subject) -> ObjectID
-    ) -> [Subject] {
+    ) throws(StrataError) -> [Subject] {
         guard !descriptors.isEmpty else { return items }
         let paths = descriptors.map(\.keyPathComponents)
-        let keyed: [(item: Subject, id: ObjectID, keys: [PredicateValue])] = items.map { item in
-            (item, id(item), paths.map { path in
-                switch evaluator.value(ofKeyPath: path, on: item) {
-                case .scalar(let value): value
-                case .object(let object): .object(evaluator.access.objectID(object))
-                default: .null
+        var keyed: [(item: Subject, id: ObjectID, keys: [PredicateValue])] = []
+        keyed.reserveCapacity(items.count)
+        for item in items {
+            var keys: [PredicateValue] = []
+            for path in paths {
+                switch try evaluator.value(ofKeyPath: path, on: item) {
+                case .scalar(let value): keys.append(value)
+                case .object(let object): keys.append(.object(evaluator.access.objectID(object)))
+                default: keys.append(.null)
                 }
-            })
+            }
+            keyed.append((item, id(item), keys))
         }
         return keyed.sorted { lhs, rhs in
             for (index, descriptor) in descriptors.enumerated() {

@@ -170,7 +170,7 @@ public final class AtomicStore: PersistentStore {
         var matches = try Self.matching(request, in: current, schema: schema)
         if !request.sortDescriptors.isEmpty {
             let evaluator = Self.evaluator(current, schema)
-            matches = RecordSorter.sort(matches, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
+            matches = try RecordSorter.sort(matches, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
         }
         return Array(Self.window(matches, offset: request.fetchOffset, limit: request.fetchLimit))
     }
@@ -222,14 +222,20 @@ public final class AtomicStore: PersistentStore {
     }
 
     /// The predicate evaluator over records, with related records found by `lookup`; references
-    /// it cannot find (dangling ones) read as nil.
-    static func evaluator(_ schema: Schema, lookup: @escaping (ObjectID) -> StoreRecord?) -> PredicateEvaluator<StoreRecord> {
+    /// it cannot find (dangling ones) read as nil, and an error of `lookup` fails the evaluation.
+    static func evaluator(_ schema: Schema, lookup: @escaping (ObjectID) throws(StrataError) -> StoreRecord?) -> PredicateEvaluator<StoreRecord> {
         PredicateEvaluator(GraphAccessor<StoreRecord>(
             entity: { schema.entity(named: $0.objectID.entityName)! },
             objectID: { $0.objectID },
             attribute: { $0.attributes[$1] },
-            toOne: { record, key in record.toOne[key].flatMap(lookup) },
-            toMany: { record, key in (record.toMany[key] ?? []).compactMap(lookup) }))
+            toOne: { (record, key) throws(StrataError) in try record.toOne[key].flatMap(lookup) },
+            toMany: { (record, key) throws(StrataError) in
+                var members: [StoreRecord] = []
+                for id in record.toMany[key] ?? [] {
+                    if let member = try lookup(id) { members.append(member) }
+                }
+                return members
+            }))
     }
 
     // MARK: - Writing

@@ -139,7 +139,7 @@ extension SQLiteStore {
             candidates = try evaluator.filter(candidates, by: predicate)
         }
         if !request.sortDescriptors.isEmpty {
-            candidates = RecordSorter.sort(candidates, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
+            candidates = try RecordSorter.sort(candidates, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
         }
         let start = min(max(request.fetchOffset, 0), candidates.count)
         let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, candidates.count) : candidates.count
@@ -153,13 +153,13 @@ extension SQLiteStore {
             entity: { schema.entity(named: $0.objectID.entityName)! },
             objectID: { $0.objectID },
             attribute: { $0.attributes[$1] },
-            toOne: { [self] record, key in
+            toOne: { [self] (record, key) throws(StrataError) in
                 guard let id = record.toOne[key] else { return nil }
-                return (try? self.records(for: [id]))?[id]
+                return try self.records(for: [id])[id]
             },
-            toMany: { [self] record, key in
-                let ids = record.lazyToMany.contains(key) ? ((try? self.relatedObjectIDs(of: record.objectID, relationship: key)) ?? []) : (record.toMany[key] ?? [])
-                guard let found = try? self.records(for: ids) else { return [] }
+            toMany: { [self] (record, key) throws(StrataError) in
+                let ids = record.lazyToMany.contains(key) ? try self.relatedObjectIDs(of: record.objectID, relationship: key) : (record.toMany[key] ?? [])
+                let found = try self.records(for: ids)
                 return ids.compactMap { found[$0] }
             }))
     }
