@@ -5,9 +5,8 @@ import Testing
 /// name the table, the row and the column, and exit 1 (issue 10, W4).
 @Suite("strata on a SQLite store with a damaged value")
 struct StrictReadingCommandTests {
-    static var hasShell: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") }
-
-    @Test(.enabled(if: hasShell)) func aDamagedValueExits1NamingTableRowAndColumn() throws {
+    /// Needs the sqlite3 shell (`apt-get install sqlite3`; `.ci/run` installs it).
+    @Test func aDamagedValueExits1NamingTableRowAndColumn() throws {
         let workspace = try Workspace(schemas: ["People"])
         try workspace.load("people.sqlite", schema: "People.json", data: [
             ("people.json", #"{"objects": {"Person": [{"@id": 1, "firstName": "Ada", "lastName": "L"}, {"@id": 2, "firstName": "Bo", "lastName": "M"}]}}"#),

@@ -41,14 +41,11 @@ import Testing
         #expect(try raw.rows("PRAGMA integrity_check") == ["ok"])
     }
 
-    /// The real `sqlite3` shell, where the machine has one (CI may not: then this test checks
-    /// nothing more than the raw connection above and says so).
+    /// The real `sqlite3` shell (`apt-get install sqlite3`; `.ci/run` installs it).
     @Test func theSqlite3ShellChecksTheStore() throws {
-        let shell = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let shell else {
-            print("no sqlite3 shell on this machine; the raw-connection test covers the same checks")
-            return
-        }
+        let shell = try #require(
+            ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "this test needs the sqlite3 shell: apt-get install sqlite3")
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let url = try kitchenSinkStore(directory)
