@@ -1,0 +1,26 @@
+import FuzzSupport
+import Strata
+import StrataBinaryPlist
+
+private let file = FuzzInputFile(name: "store.plist")
+
+/// Any bytes as a binary property list store file: reading the metadata, the whole file, and
+/// opening and dumping it with the schema it holds must each work or throw, never trap.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzBinaryPlistStore(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    file.write(fuzzInput(start, count))
+    let format = BinaryPlistStoreFormat()
+    _ = try? format.readMetadata(from: file.url)
+    if let contents = try? format.read(from: file.url) {
+        _ = contents.orderedRecords
+    }
+    StoreProbe.openAndDump(file.url, type: .binaryPlist)
+    return 0
+}
+
+@main
+enum FuzzBinaryPlistStore {
+    static func main() {
+        runLibFuzzer(fuzzBinaryPlistStore)
+    }
+}
