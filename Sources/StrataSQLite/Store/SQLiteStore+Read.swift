@@ -13,8 +13,8 @@ extension SQLiteStore {
                 var decoder = RecordDecoder(store: self, table: table)
                 var records: [StoreRecord] = []
                 if request.fetchLimit > 0 { records.reserveCapacity(request.fetchLimit) }
-                try database.each(compiled.select, compiled.arguments) { row in
-                    if let record = decoder.decode(row) { records.append(record) }
+                try database.each(compiled.select, compiled.arguments) { (row) throws(StrataError) in
+                    records.append(try decoder.decode(row))
                 }
                 return records
             }
@@ -29,8 +29,8 @@ extension SQLiteStore {
         case .sql(let table, let compiled):
             let identifier = storeIdentifier
             return try pool.read { (database) throws(StrataError) -> [ObjectID] in
-                try database.rows(compiled.select, compiled.arguments) { row in
-                    ObjectID(entityName: table.hasEntityColumn ? row.text(1) : table.name, storeIdentifier: identifier, primaryKey: row.int64(0))
+                try database.rows(compiled.select, compiled.arguments) { (row) throws(StrataError) in
+                    try self.rowID(row, of: table, storeIdentifier: identifier)
                 }
             }
         }
@@ -107,7 +107,7 @@ extension SQLiteStore {
             }
             candidates += try pool.read { (database) throws(StrataError) -> [StoreRecord] in
                 var decoder = RecordDecoder(store: self, table: table)
-                return try database.rows(compiled.select, compiled.arguments) { decoder.decode($0) }.compactMap { $0 }
+                return try database.rows(compiled.select, compiled.arguments) { (row) throws(StrataError) in try decoder.decode(row) }
             }
         }
         candidates.sort { $0.objectID.primaryKey ?? 0 < $1.objectID.primaryKey ?? 0 }
@@ -167,7 +167,7 @@ extension SQLiteStore {
                     var arguments = batch.map { SQLValue.integer($0) }
                     while arguments.count < size { arguments.append(arguments[arguments.count - 1]) }
                     let sql = "SELECT \(PredicateCompiler.selectList(table, alias: "t")) FROM \(quoted(root)) AS t WHERE t.\"_pk\" IN (\(Array(repeating: "?", count: size).joined(separator: ", ")))"
-                    records += try database.rows(sql, arguments) { decoder.decode($0) }.compactMap { $0 }
+                    records += try database.rows(sql, arguments) { (row) throws(StrataError) in try decoder.decode(row) }
                     start += size
                 }
             }
@@ -186,10 +186,30 @@ extension SQLiteStore {
         else { return [] }
         let sql = Self.membersSQL(storage, table: table)
         return try pool.read { (database) throws(StrataError) -> [ObjectID] in
-            try database.rows(sql, [.integer(key)]) { row in
-                ObjectID(entityName: table.hasEntityColumn ? row.text(1) : table.name, storeIdentifier: storeIdentifier, primaryKey: row.int64(0))
+            try database.rows(sql, [.integer(key)]) { (row) throws(StrataError) in
+                try rowID(row, of: table, storeIdentifier: storeIdentifier)
             }
         }
+    }
+
+    /// The ID of a row selected as its key and, where the table has one, its entity column.
+    func rowID(_ row: Statement, of table: TableLayout, storeIdentifier: String) throws(StrataError) -> ObjectID {
+        let key = row.int64(0)
+        guard table.hasEntityColumn else { return ObjectID(entityName: table.name, storeIdentifier: storeIdentifier, primaryKey: key) }
+        let entity = try storedEntity(row.text(1), in: table.name, named: "row \(key) of table '\(table.name)'")
+        return ObjectID(entityName: entity.entity.name, storeIdentifier: storeIdentifier, primaryKey: key)
+    }
+
+    /// The layout of the entity `name`, which a row's entity column gives for an object of the
+    /// table `root`: an entity that table holds, or the file was damaged (a trap later, otherwise).
+    /// - Parameter source: where the name was read, for the error.
+    func storedEntity(_ name: String, in root: String, named source: @autoclosure () -> String) throws(StrataError) -> EntityLayout {
+        guard let entity = layout.entities[name], entity.table.name == root else {
+            throw StrataError(
+                .corruptStore, "the store is damaged: \(source()) names the entity '\(name)', which is not stored in table '\(root)'",
+                file: url?.path)
+        }
+        return entity
     }
 
     /// The members of a to-many relationship of the object whose key is `?1`, in stored order:
@@ -221,21 +241,15 @@ struct RecordDecoder {
         if !table.hasEntityColumn { lastEntity = store.layout.entities[table.name] }
     }
 
-    mutating func decode(_ row: Statement) -> StoreRecord? {
+    /// - Throws: `corruptStore` when an entity column names an entity the table does not hold.
+    mutating func decode(_ row: Statement) throws(StrataError) -> StoreRecord {
         let key = row.int64(0)
         let entity: EntityLayout
-        if table.hasEntityColumn {
-            let name = row.text(1)
-            if let last = lastEntity, last.entity.name == name {
-                entity = last
-            } else {
-                guard let found = store.layout.entities[name] else { return nil }
-                entity = found
-                lastEntity = found
-            }
+        if let last = lastEntity, !table.hasEntityColumn || last.entity.name == row.text(1) {
+            entity = last
         } else {
-            guard let found = lastEntity else { return nil }
-            entity = found
+            entity = try store.storedEntity(row.text(1), in: table.name, named: "row \(key) of table '\(table.name)'")
+            lastEntity = entity
         }
         let version = row.int64(table.hasEntityColumn ? 2 : 1)
         var values: [AttributeValue?] = []
@@ -246,7 +260,12 @@ struct RecordDecoder {
         let attributes = AttributeValues(layout: entity.entity.attributeLayout, values: values)
         var toOne: [String: ObjectID] = [:]
         for relationship in entity.toOnes where !row.isNull(relationship.column) {
-            let name = relationship.entityColumn.map { row.text($0) } ?? relationship.destination
+            var name = relationship.destination
+            if let column = relationship.entityColumn {
+                let root = store.layout.entities[relationship.destination]?.table.name ?? relationship.destination
+                name = try store.storedEntity(
+                    row.text(column), in: root, named: "the '\(relationship.name)' column of row \(key) of table '\(table.name)'").entity.name
+            }
             toOne[relationship.name] = ObjectID(entityName: name, storeIdentifier: store.storeIdentifier, primaryKey: row.int64(relationship.column))
         }
         var record = StoreRecord(

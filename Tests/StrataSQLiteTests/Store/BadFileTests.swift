@@ -136,4 +136,55 @@ import Testing
         #expect(error?.code == .storeIO)
         #expect(error?.file == url.path)
     }
+
+    /// Found by fuzzing (Fuzz/FuzzSQLiteStore): a row whose `_entity` names no entity of its
+    /// table came back as an object ID of an unknown entity, and touching the relationship that
+    /// listed it trapped (`object ID … names entity …, which the model does not have`); a fetch
+    /// dropped the row without a word. Now every read that meets it says the store is damaged.
+    @Test func aRowNamingAnEntityItsTableDoesNotHold() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let schema = try Fixtures.schema(json: """
+            {"name": "Zoo", "entities": [
+              {"name": "Animal", "attributes": [{"name": "name", "type": "string"}], "relationships": [
+                {"name": "keeper", "destination": "Keeper", "inverse": "animals", "optional": true},
+                {"name": "favoriteOf", "destination": "Keeper", "inverse": "favorite", "toMany": true}]},
+              {"name": "Cat", "parent": "Animal"},
+              {"name": "Keeper", "attributes": [{"name": "name", "type": "string"}], "relationships": [
+                {"name": "animals", "destination": "Animal", "inverse": "keeper", "toMany": true},
+                {"name": "favorite", "destination": "Animal", "inverse": "favoriteOf", "optional": true}]}
+            ]}
+            """)
+        let url = directory.file("zoo.sqlite")
+        let keeper: ObjectID
+        do {
+            let store = try SQLiteStore(url: url, schema: schema)
+            let id = store.metadata.storeIdentifier
+            keeper = ObjectID(entityName: "Keeper", storeIdentifier: id, primaryKey: 1)
+            let cat = ObjectID(entityName: "Cat", storeIdentifier: id, primaryKey: 1)
+            _ = try store.save(StoreChangeset(inserted: [
+                StoreRecord(objectID: keeper, attributes: ["name": .string("Ann")], toOne: ["favorite": cat], toMany: ["animals": [cat]]),
+                StoreRecord(objectID: cat, attributes: ["name": .string("Tom")], toOne: ["keeper": keeper], toMany: ["favoriteOf": [keeper]]),
+            ]))
+        }
+        do {
+            let database = try Database(path: url.path, mode: .init(readOnly: false, create: false))
+            try database.execute(#"UPDATE "Animal" SET "_entity" = 'Dog'; UPDATE "Keeper" SET "_favorite_entity" = 'Keeper'"#)
+        }
+        let store = try SQLiteStore(url: url, schema: schema)
+        let rowError = "the store is damaged: row 1 of table 'Animal' names the entity 'Dog', which is not stored in table 'Animal'"
+        for read in [
+            { _ = try store.relatedObjectIDs(of: keeper, relationship: "animals") },
+            { _ = try store.fetchObjectIDs(StoreFetchRequest(entityNames: ["Animal", "Cat"])) },
+            { _ = try store.fetch(StoreFetchRequest(entityNames: ["Animal", "Cat"])) },
+        ] as [() throws -> Void] {
+            let error = try #require(#expect(throws: StrataError.self, performing: read))
+            #expect(error.code == .corruptStore)
+            #expect(error.message == rowError)
+            #expect(error.file == url.path)
+        }
+        let error = try #require(#expect(throws: StrataError.self) { try store.fetch(StoreFetchRequest(entityNames: ["Keeper"])) })
+        #expect(error.code == .corruptStore)
+        #expect(error.message == "the store is damaged: the 'favorite' column of row 1 of table 'Keeper' names the entity 'Keeper', which is not stored in table 'Animal'")
+    }
 }
