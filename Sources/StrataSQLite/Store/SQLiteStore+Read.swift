@@ -187,26 +187,28 @@ extension SQLiteStore {
         let sql = Self.membersSQL(storage, table: table)
         return try pool.read { (database) throws(StrataError) -> [ObjectID] in
             try database.rows(sql, [.integer(key)]) { (row) throws(StrataError) in
-                try rowID(row, of: table, storeIdentifier: storeIdentifier)
+                try rowID(row, of: table, kindOf: destination, storeIdentifier: storeIdentifier)
             }
         }
     }
 
-    /// The ID of a row selected as its key and, where the table has one, its entity column.
-    func rowID(_ row: Statement, of table: TableLayout, storeIdentifier: String) throws(StrataError) -> ObjectID {
+    /// The ID of a row selected as its key and, where the table has one, its entity column,
+    /// which must name a `kind` (by default any entity of the table).
+    func rowID(_ row: Statement, of table: TableLayout, kindOf kind: String? = nil, storeIdentifier: String) throws(StrataError) -> ObjectID {
         let key = row.int64(0)
         guard table.hasEntityColumn else { return ObjectID(entityName: table.name, storeIdentifier: storeIdentifier, primaryKey: key) }
-        let entity = try storedEntity(row.text(1), in: table.name, named: "row \(key) of table '\(table.name)'")
+        let entity = try storedEntity(row.text(1), kindOf: kind ?? table.name, named: "row \(key) of table '\(table.name)'")
         return ObjectID(entityName: entity.entity.name, storeIdentifier: storeIdentifier, primaryKey: key)
     }
 
-    /// The layout of the entity `name`, which a row's entity column gives for an object of the
-    /// table `root`: an entity that table holds, or the file was damaged (a trap later, otherwise).
+    /// The layout of the entity `name`, which an entity column gives for an object that must be
+    /// a `kind` (a table's root entity, or a relationship's destination): `kind` or one of its
+    /// subentities, or the file was damaged (and the object would trap or lie later).
     /// - Parameter source: where the name was read, for the error.
-    func storedEntity(_ name: String, in root: String, named source: @autoclosure () -> String) throws(StrataError) -> EntityLayout {
-        guard let entity = layout.entities[name], entity.table.name == root else {
+    func storedEntity(_ name: String, kindOf kind: String, named source: @autoclosure () -> String) throws(StrataError) -> EntityLayout {
+        guard let entity = layout.entities[name], entity.entity.name == kind || entity.entity.ancestorNames.contains(kind) else {
             throw StrataError(
-                .corruptStore, "the store is damaged: \(source()) names the entity '\(name)', which is not stored in table '\(root)'",
+                .corruptStore, "the store is damaged: \(source()) names the entity '\(name)', which is not '\(kind)' or one of its subentities",
                 file: url?.path)
         }
         return entity
@@ -248,7 +250,7 @@ struct RecordDecoder {
         if let last = lastEntity, !table.hasEntityColumn || last.entity.name == row.text(1) {
             entity = last
         } else {
-            entity = try store.storedEntity(row.text(1), in: table.name, named: "row \(key) of table '\(table.name)'")
+            entity = try store.storedEntity(row.text(1), kindOf: table.name, named: "row \(key) of table '\(table.name)'")
             lastEntity = entity
         }
         let version = row.int64(table.hasEntityColumn ? 2 : 1)
@@ -262,9 +264,9 @@ struct RecordDecoder {
         for relationship in entity.toOnes where !row.isNull(relationship.column) {
             var name = relationship.destination
             if let column = relationship.entityColumn {
-                let root = store.layout.entities[relationship.destination]?.table.name ?? relationship.destination
                 name = try store.storedEntity(
-                    row.text(column), in: root, named: "the '\(relationship.name)' column of row \(key) of table '\(table.name)'").entity.name
+                    row.text(column), kindOf: relationship.destination,
+                    named: "the '\(relationship.name)' column of row \(key) of table '\(table.name)'").entity.name
             }
             toOne[relationship.name] = ObjectID(entityName: name, storeIdentifier: store.storeIdentifier, primaryKey: row.int64(relationship.column))
         }

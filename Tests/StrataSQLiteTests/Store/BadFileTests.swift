@@ -140,19 +140,21 @@ import Testing
     /// Found by fuzzing (Fuzz/FuzzSQLiteStore): a row whose `_entity` names no entity of its
     /// table came back as an object ID of an unknown entity, and touching the relationship that
     /// listed it trapped (`object ID … names entity …, which the model does not have`); a fetch
-    /// dropped the row without a word. Now every read that meets it says the store is damaged.
+    /// dropped the row without a word. Now every read that meets it, or a to-one entity column
+    /// naming an entity that is not the destination's kind, says the store is damaged.
     @Test func aRowNamingAnEntityItsTableDoesNotHold() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let schema = try Fixtures.schema(json: """
             {"name": "Zoo", "entities": [
               {"name": "Animal", "attributes": [{"name": "name", "type": "string"}], "relationships": [
-                {"name": "keeper", "destination": "Keeper", "inverse": "animals", "optional": true},
+                {"name": "keeper", "destination": "Keeper", "inverse": "animals", "optional": true}]},
+              {"name": "Cat", "parent": "Animal", "relationships": [
                 {"name": "favoriteOf", "destination": "Keeper", "inverse": "favorite", "toMany": true}]},
-              {"name": "Cat", "parent": "Animal"},
+              {"name": "Lion", "parent": "Cat"},
               {"name": "Keeper", "attributes": [{"name": "name", "type": "string"}], "relationships": [
                 {"name": "animals", "destination": "Animal", "inverse": "keeper", "toMany": true},
-                {"name": "favorite", "destination": "Animal", "inverse": "favoriteOf", "optional": true}]}
+                {"name": "favorite", "destination": "Cat", "inverse": "favoriteOf", "optional": true}]}
             ]}
             """)
         let url = directory.file("zoo.sqlite")
@@ -169,14 +171,14 @@ import Testing
         }
         do {
             let database = try Database(path: url.path, mode: .init(readOnly: false, create: false))
-            try database.execute(#"UPDATE "Animal" SET "_entity" = 'Dog'; UPDATE "Keeper" SET "_favorite_entity" = 'Keeper'"#)
+            try database.execute(#"UPDATE "Animal" SET "_entity" = 'Dog'; UPDATE "Keeper" SET "_favorite_entity" = 'Animal'"#)
         }
         let store = try SQLiteStore(url: url, schema: schema)
-        let rowError = "the store is damaged: row 1 of table 'Animal' names the entity 'Dog', which is not stored in table 'Animal'"
+        let rowError = "the store is damaged: row 1 of table 'Animal' names the entity 'Dog', which is not 'Animal' or one of its subentities"
         for read in [
             { _ = try store.relatedObjectIDs(of: keeper, relationship: "animals") },
-            { _ = try store.fetchObjectIDs(StoreFetchRequest(entityNames: ["Animal", "Cat"])) },
-            { _ = try store.fetch(StoreFetchRequest(entityNames: ["Animal", "Cat"])) },
+            { _ = try store.fetchObjectIDs(StoreFetchRequest(entityNames: ["Animal", "Cat", "Lion"])) },
+            { _ = try store.fetch(StoreFetchRequest(entityNames: ["Animal", "Cat", "Lion"])) },
         ] as [() throws -> Void] {
             let error = try #require(#expect(throws: StrataError.self, performing: read))
             #expect(error.code == .corruptStore)
@@ -185,6 +187,6 @@ import Testing
         }
         let error = try #require(#expect(throws: StrataError.self) { try store.fetch(StoreFetchRequest(entityNames: ["Keeper"])) })
         #expect(error.code == .corruptStore)
-        #expect(error.message == "the store is damaged: the 'favorite' column of row 1 of table 'Keeper' names the entity 'Keeper', which is not stored in table 'Animal'")
+        #expect(error.message == "the store is damaged: the 'favorite' column of row 1 of table 'Keeper' names the entity 'Animal', which is not 'Cat' or one of its subentities")
     }
 }
