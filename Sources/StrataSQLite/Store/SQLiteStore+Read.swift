@@ -210,7 +210,7 @@ extension SQLiteStore {
         let sql = Self.membersSQL(storage, table: table)
         return try pool.read { (database) throws(StrataError) -> [ObjectID] in
             try database.rows(sql, [.integer(key)]) { (row) throws(StrataError) in
-                ObjectID(entityName: try entityName(row, table), storeIdentifier: storeIdentifier, primaryKey: row.int64(0))
+                ObjectID(entityName: try entityName(row, table, kindOf: destination), storeIdentifier: storeIdentifier, primaryKey: row.int64(0))
             }
         }
     }
@@ -308,7 +308,7 @@ struct RecordDecoder {
 
 extension SQLiteStore {
     /// The layout of the entity named in a row's `_entity` column; an error when the name is not
-    /// an entity of the table's hierarchy.
+    /// an entity of the table's hierarchy (an object of it would trap or lie later).
     func entityLayout(named name: String, in table: TableLayout, row: Statement, column: Int32) throws(StrataError) -> EntityLayout {
         guard let found = layout.entities[name], found.rootName == table.name else {
             throw corruptRow(table, key: row.int64(0), row: row, column: column, expected: "the name of an entity of the \(table.name) hierarchy (\(table.entityNames.joined(separator: ", ")))")
@@ -317,10 +317,15 @@ extension SQLiteStore {
     }
 
     /// The entity of a row selected as `_pk, _entity, …` (or `_pk, …` from a table of one
-    /// entity), checked.
-    func entityName(_ row: Statement, _ table: TableLayout) throws(StrataError) -> String {
+    /// entity), checked; with `kind` (a relationship's destination), it must be that entity or
+    /// one of its subentities, or a typed accessor would get an object of the wrong class.
+    func entityName(_ row: Statement, _ table: TableLayout, kindOf kind: String? = nil) throws(StrataError) -> String {
         guard table.hasEntityColumn else { return table.name }
-        return try entityLayout(named: row.text(1), in: table, row: row, column: 1).entity.name
+        let entity = try entityLayout(named: row.text(1), in: table, row: row, column: 1).entity
+        if let kind, entity.name != kind && !entity.ancestorNames.contains(kind) {
+            throw corruptRow(table, key: row.int64(0), row: row, column: 1, expected: "the name of \(kind) or one of its subentities")
+        }
+        return entity.name
     }
 
     /// The error for a stored value that is not what its column holds: the table, the row's

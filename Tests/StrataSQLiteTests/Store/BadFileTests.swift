@@ -148,4 +148,90 @@ import Testing
         #expect(error?.code == .storeIO)
         #expect(error?.file == url.path)
     }
+
+    /// Found by fuzzing (Fuzz/FuzzSQLiteStore): a row whose `_entity` names no entity of its
+    /// table came back as an object ID of an unknown entity, and touching the relationship that
+    /// listed it trapped (`object ID … names entity …, which the model does not have`); a fetch
+    /// dropped the row without a word. Now every read that meets it, or a to-one entity column
+    /// naming an entity that is not the destination's kind, says the store is damaged.
+    @Test func aRowNamingAnEntityItsTableDoesNotHold() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let schema = try Fixtures.schema(json: """
+            {"name": "Zoo", "entities": [
+              {"name": "Animal", "attributes": [{"name": "name", "type": "string"}], "relationships": [
+                {"name": "keeper", "destination": "Keeper", "inverse": "animals", "optional": true}]},
+              {"name": "Cat", "parent": "Animal", "relationships": [
+                {"name": "favoriteOf", "destination": "Keeper", "inverse": "favorite", "toMany": true}]},
+              {"name": "Lion", "parent": "Cat"},
+              {"name": "Keeper", "attributes": [{"name": "name", "type": "string"}], "relationships": [
+                {"name": "animals", "destination": "Animal", "inverse": "keeper", "toMany": true},
+                {"name": "favorite", "destination": "Cat", "inverse": "favoriteOf", "optional": true}]}
+            ]}
+            """)
+        let url = directory.file("zoo.sqlite")
+        let (store, keeper) = try Self.damagedZoo(schema, at: url, damage: #"UPDATE "Animal" SET "_entity" = 'Dog'; UPDATE "Keeper" SET "_favorite_entity" = 'Animal'"#) { keeper, cat in [
+            StoreRecord(objectID: keeper, attributes: ["name": .string("Ann")], toOne: ["favorite": cat], toMany: ["animals": [cat]]),
+            StoreRecord(objectID: cat, attributes: ["name": .string("Tom")], toOne: ["keeper": keeper], toMany: ["favoriteOf": [keeper]]),
+        ] }
+        let rowError = #"table "Animal", row _pk = 1, column "_entity": the text "Dog" is not the name of an entity of the Animal hierarchy (Animal, Cat, Lion). The store is damaged; restore it from a backup, or correct the value with the sqlite3 shell"#
+        for read in [
+            { _ = try store.relatedObjectIDs(of: keeper, relationship: "animals") },
+            { _ = try store.fetchObjectIDs(StoreFetchRequest(entityNames: ["Animal", "Cat", "Lion"])) },
+            { _ = try store.fetch(StoreFetchRequest(entityNames: ["Animal", "Cat", "Lion"])) },
+        ] as [() throws -> Void] {
+            let error = try #require(#expect(throws: StrataError.self, performing: read))
+            #expect(error.code == .corruptStore)
+            #expect(error.message == rowError)
+            #expect(error.file == url.path)
+        }
+        let error = try #require(#expect(throws: StrataError.self) { try store.fetch(StoreFetchRequest(entityNames: ["Keeper"])) })
+        #expect(error.code == .corruptStore)
+        #expect(error.message == #"table "Keeper", row _pk = 1, column "_favorite_entity": the text "Animal" is not the name of Cat or one of its subentities. The store is damaged; restore it from a backup, or correct the value with the sqlite3 shell"#)
+    }
+
+    /// A to-many member whose `_entity` is an entity of the right table but not of the
+    /// relationship's destination (an `Animal` among a keeper's `Cat`s) is a damaged store, not
+    /// an object a typed accessor would trap on.
+    @Test func aMemberOfTheWrongKindIsADamagedStore() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let schema = try Fixtures.schema(json: """
+            {"name": "Zoo", "entities": [
+              {"name": "Animal", "attributes": [{"name": "name", "type": "string"}]},
+              {"name": "Cat", "parent": "Animal", "relationships": [
+                {"name": "owners", "destination": "Keeper", "inverse": "cats", "toMany": true}]},
+              {"name": "Keeper", "attributes": [{"name": "name", "type": "string"}], "relationships": [
+                {"name": "cats", "destination": "Cat", "inverse": "owners", "toMany": true}]}
+            ]}
+            """)
+        let url = directory.file("zoo.sqlite")
+        let (store, keeper) = try Self.damagedZoo(schema, at: url, damage: #"UPDATE "Animal" SET "_entity" = 'Animal'"#) { keeper, cat in [
+            StoreRecord(objectID: keeper, attributes: ["name": .string("Ann")], toMany: ["cats": [cat]]),
+            StoreRecord(objectID: cat, attributes: ["name": .string("Tom")], toMany: ["owners": [keeper]]),
+        ] }
+        let error = try #require(#expect(throws: StrataError.self) { try store.relatedObjectIDs(of: keeper, relationship: "cats") })
+        #expect(error.code == .corruptStore)
+        #expect(error.message == #"table "Animal", row _pk = 1, column "_entity": the text "Animal" is not the name of Cat or one of its subentities. The store is damaged; restore it from a backup, or correct the value with the sqlite3 shell"#)
+        #expect(error.file == url.path)
+    }
+
+    /// A store of a zoo model at `url` holding the records `records` makes of keeper 1 and cat 1,
+    /// damaged by `damage` run on a plain connection, then opened again.
+    private static func damagedZoo(
+        _ schema: Schema, at url: URL, damage: String, _ records: (_ keeper: ObjectID, _ cat: ObjectID) -> [StoreRecord]
+    ) throws -> (SQLiteStore, keeper: ObjectID) {
+        let keeper: ObjectID
+        do {
+            let store = try SQLiteStore(url: url, schema: schema)
+            let id = store.metadata.storeIdentifier
+            keeper = ObjectID(entityName: "Keeper", storeIdentifier: id, primaryKey: 1)
+            _ = try store.save(StoreChangeset(inserted: records(keeper, ObjectID(entityName: "Cat", storeIdentifier: id, primaryKey: 1))))
+        }
+        do {
+            let database = try Database(path: url.path, mode: .init(readOnly: false, create: false))
+            try database.execute(damage)
+        }
+        return (try SQLiteStore(url: url, schema: schema), keeper)
+    }
 }
