@@ -52,7 +52,13 @@ enum StoreFile {
         let changeCounter = b[24...27]
         let validFor = b[92...95]
         // The page count in the header is valid when the two counters agree (file format §1.3.9).
-        if changeCounter.elementsEqual(validFor), pageSize >= 512, pageCount > 0, size < pageSize * pageCount {
+        // It says more than the file holds for a moment whenever a writer grows the file: a
+        // checkpoint (WAL) or a commit (rollback journal) writes page 1 before the pages after
+        // the old end. So the size is judged only when no -wal or -journal shows that a writer
+        // may be at work; otherwise SQLite itself, under its locks, reports a short file.
+        let writerMayBeAtWork = FileManager.default.fileExists(atPath: path + "-wal")
+            || FileManager.default.fileExists(atPath: path + "-journal")
+        if !writerMayBeAtWork, changeCounter.elementsEqual(validFor), pageSize >= 512, pageCount > 0, size < pageSize * pageCount {
             throw StrataError(.corruptStore, "the SQLite database is truncated: its header says \(pageCount) pages of \(pageSize) bytes (\(pageSize * pageCount) bytes), but the file has only \(size) bytes. Restore it from a backup", file: path)
         }
         return Header(isWAL: b[18] == 2 || b[19] == 2)

@@ -64,6 +64,25 @@ import Testing
         }
     }
 
+    /// While another process checkpoints, the header of a WAL database may count pages the file
+    /// does not have yet: with a `-wal` beside it, a header that says more than the file holds is
+    /// not taken for a truncated file (SQLite judges the file under its locks instead).
+    @Test func aHeaderAheadOfTheFileIsNotTruncationWhileALogExists() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("people.sqlite")
+        try makeStore(url, try Fixtures.schema("People"))
+        var data = try bytes(of: url)
+        // One more page in the header's page count (bytes 28-31), as a checkpoint growing the
+        // file writes it before the page itself.
+        let count = UInt32(data[28]) << 24 | UInt32(data[29]) << 16 | UInt32(data[30]) << 8 | UInt32(data[31])
+        withUnsafeBytes(of: (count + 1).bigEndian) { data.replaceSubrange(28..<32, with: $0) }
+        try data.write(to: url)
+        #expect(throws: StrataError.self) { try StoreFile.checkHeader(url) }
+        try Data().write(to: directory.file("people.sqlite-wal"))
+        #expect(try StoreFile.checkHeader(url).isWAL)
+    }
+
     @Test func aSQLiteFileThatIsNotAStrataStore() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
