@@ -132,10 +132,13 @@ extension AttributeValue {
     }
 
     /// Parses a decimal strictly: `[-]digits[.digits][e[±]digits]`, at most 38 significant digits
-    /// (what `Decimal` holds exactly). `Decimal(string:)` alone would accept `"12abc"` as 12.
+    /// (what `Decimal` holds exactly; zeros before the first and after the last other digit do
+    /// not count, so `Decimal.description`'s long whole numbers such as 10^50 read back).
+    /// `Decimal(string:)` alone would accept `"12abc"` as 12 and round a 45-digit number.
     package static func parseDecimal(_ text: String) -> Decimal? {
-        var digits = 0
-        var leading = true
+        var position = 0
+        var firstSignificant: Int?
+        var lastSignificant = 0
         var seenPoint = false
         var seenDigit = false
         var bytes = Array(text.utf8)[...]
@@ -157,13 +160,17 @@ extension AttributeValue {
                 seenPoint = true
             } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
                 seenDigit = true
-                if byte != UInt8(ascii: "0") { leading = false }
-                if !leading { digits += 1 }
+                if byte != UInt8(ascii: "0") {
+                    if firstSignificant == nil { firstSignificant = position }
+                    lastSignificant = position
+                }
+                position += 1
             } else {
                 return nil
             }
         }
-        guard seenDigit, digits <= 38 else { return nil }
+        let significant = firstSignificant.map { lastSignificant - $0 + 1 } ?? 0
+        guard seenDigit, significant <= 38 else { return nil }
         return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
     }
 }

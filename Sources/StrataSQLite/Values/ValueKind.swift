@@ -206,37 +206,12 @@ enum ValueCodec {
         }
     }
 
-    /// A decimal from its whole text: `[+-]digits[.digits][e[+-]digits]` (what
-    /// `Decimal.description` writes, however long) or `NaN`; nil for anything else, which
-    /// Foundation's parser would read in part (`12abc` as 12).
+    /// A decimal from its whole text, by the one strict rule (``AttributeValue/parseDecimal(_:)``:
+    /// what `Decimal.description` writes, at most 38 significant digits) or `NaN`; nil for
+    /// anything else, which Foundation's parser would read in part (`12abc` as 12) or round.
     static func strictDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Decimal? {
-        var index = 0
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
-        var digits = 0
-        var seenPoint = false
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
-                digits += 1
-            } else if byte == UInt8(ascii: "."), !seenPoint {
-                seenPoint = true
-            } else {
-                break
-            }
-            index += 1
-        }
-        if digits == 0 {
-            return bytes.elementsEqual(nanText.utf8) ? Decimal.nan : nil
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
-            let start = index
-            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
-            guard index > start else { return nil }
-        }
-        guard index == bytes.count else { return nil }
-        return decimal(String(decoding: bytes, as: UTF8.self))
+        if bytes.elementsEqual(nanText.utf8) { return Decimal.nan }
+        return AttributeValue.parseDecimal(String(decoding: bytes, as: UTF8.self))
     }
 
     /// A stored value as an error message shows it: a text quoted with its control characters

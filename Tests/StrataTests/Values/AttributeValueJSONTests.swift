@@ -90,6 +90,10 @@ struct AttributeValueJSONTests {
         "0.00000000000000000000000000000000000000000000000001",
         "12.5",
         "-3",
+        // Zeros after the last other digit are not significant: Decimal.description writes
+        // 10^50 with every zero, and it must read back.
+        "100000000000000000000000000000000000000000000000000",
+        "12345678901234567890123456789012345678000000",
     ])
     func decimalsAreExactBothWays(_ text: String) throws {
         let fromString = try AttributeValue(json: .string(text), as: .decimal)
