@@ -67,6 +67,60 @@ struct MultiStoreSaveTests {
     }
 }
 
+extension MultiStoreSaveTests {
+    /// A store whose save committed is not put back over a save another writer made to it
+    /// before the outer store failed: the error says the stores may disagree, and the other
+    /// writer's change stays.
+    @Test(arguments: pairs)
+    func anotherSaveSinceTheCommitIsNeverUndone(pair: StorePair) throws {
+        let setup = try TwoStores(pair)
+        let context = ManagedObjectContext(coordinator: setup.coordinator)
+        try context.make("Note", ["title": "kept"])
+        try context.make("Entry", ["text": "first"])
+        try context.save()
+        let stores = setup.failingStores.sorted { $0.storeIdentifier < $1.storeIdentifier }
+        let (outer, inner) = (stores[0], stores[1])
+        let innerEntity = inner.configurationName == "Log" ? "Entry" : "Note"
+        let innerKey = innerEntity == "Entry" ? "text" : "title"
+        let object = try context.all(innerEntity, by: innerKey)[0]
+        object[innerKey] = "mine"
+        try context.make("Note", ["title": "new"])
+        try context.make("Entry", ["text": "new"])
+        // Another writer changes the same object once this save committed to it.
+        let id = object.objectID
+        outer.beforeFailing.withLock {
+            $0 = {
+                var record = try #require(try inner.inner.records(for: [id])[id])
+                record.attributes[innerKey] = .string("theirs")
+                _ = try inner.inner.save(StoreChangeset(updated: [record]))
+            }
+        }
+        outer.failsAtCommit.withLock { $0 = true }
+        let error = #expect(throws: StrataError.self) { try context.save() }
+        #expect(error?.message.hasSuffix("since): the stores may now disagree") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("another save changed \(id)") == true, "\(error?.message ?? "")")
+        let fresh = ManagedObjectContext(coordinator: setup.coordinator)
+        #expect(try fresh.all(innerEntity, by: innerKey).map { $0[innerKey] as? String }.contains("theirs"))
+    }
+
+    /// One file added twice (for two configurations) would be two stores with one identifier,
+    /// which object IDs cannot tell apart: refused.
+    @Test(arguments: StoreKind.all.filter { $0.persists })
+    func aStoreFileIsAddedOnce(kind: StoreKind) throws {
+        var notes = try kind.makeDescription()
+        defer { try? FileManager.default.removeItem(at: notes.url!.deletingLastPathComponent()) }
+        notes.configurationName = "Notes"
+        var log = notes
+        log.configurationName = "Log"
+        let coordinator = PersistentStoreCoordinator(schema: Self.model, storeTypes: kind.storeTypes)
+        let first = try coordinator.addStore(notes)
+        let error = #expect(throws: StrataError.self) { try coordinator.addStore(log) }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.message == "the coordinator already has this store (UUID \(first.storeIdentifier), '\(notes.url!.path)'); a store is added once: give each configuration its own file, or add the file once without a configuration")
+        #expect(coordinator.stores.count == 1)
+    }
+}
+
 /// The two store kinds of one test.
 struct StorePair: Sendable, CustomTestStringConvertible {
     let notes: StoreKind

@@ -108,7 +108,19 @@ public final class PersistentStoreCoordinator: Sendable {
             throw StrataError(.unsupportedModel, "a \(description.type) store cannot hold model '\(schema.name)': \(unsupported.joined(separator: "; "))")
         }
         let store = try factory.open(url: description.url, schema: schema, configurationName: description.configurationName, options: description.options)
-        state.withLock { $0.stores.append(store) }
+        // Object IDs name their store by its identifier, so two stores with one identifier (one
+        // file added twice, say for two configurations) could not be told apart — and their
+        // saves, nested for all-or-nothing, would wait on each other's write lock.
+        let added = state.withLock { state -> (any PersistentStore)? in
+            if let twin = state.stores.first(where: { $0.storeIdentifier == store.storeIdentifier }) { return twin }
+            state.stores.append(store)
+            return nil
+        }
+        if let twin = added {
+            throw StrataError(
+                .invalidConfiguration,
+                "the coordinator already has this store (UUID \(store.storeIdentifier)\(twin.url.map { ", '\($0.path)'" } ?? "")); a store is added once: give each configuration its own file, or add the file once without a configuration")
+        }
         logger.debug("added store", metadata: ["type": "\(description.type)", "url": "\(description.url?.path ?? "-")"])
         return store
     }
@@ -374,7 +386,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// same for every coordinator, so two coordinators on the same stores never wait on each
     /// other's locks in opposite orders. Should a store fail in its own commit after the stores
     /// nested inside it committed, those are put back as they were by a save of the records
-    /// read before (and if even that fails, the error says which stores may now disagree).
+    /// read before — unless another save changed them since, which is never overwritten; then,
+    /// or if putting back fails, the error says which stores may now disagree.
     private func commit(_ parts: [(any PersistentStore, StoreChangeset)]) throws(StrataError) -> StoreSaveResult {
         if parts.count == 1 { return try parts[0].0.saveChanges(parts[0].1) }
         let ordered = parts.filter { !$0.1.isEmpty }.sorted { $0.0.storeIdentifier < $1.0.storeIdentifier }
@@ -407,7 +420,18 @@ public final class PersistentStoreCoordinator: Sendable {
             for index in committed {
                 let (store, part) = ordered[index]
                 do {
-                    _ = try store.save(Self.undoing(part, earlier: earlier[index], result: results[index]))
+                    // Only what is still as this save left it is put back: another save since
+                    // (another process, between this commit and the failure) is never overwritten.
+                    let undo = Self.undoing(part, earlier: earlier[index], result: results[index])
+                    let saved = undo.updated.map(\.objectID) + undo.deleted.map(\.objectID)
+                    let now = try store.records(for: saved + undo.inserted.map(\.objectID))
+                    let changedSince = saved.filter { now[$0]?.version != results[index].versions[$0] }
+                        + undo.inserted.map(\.objectID).filter { now[$0] != nil }
+                    guard changedSince.isEmpty else {
+                        unrestored.append("\(store.url?.path ?? store.storeIdentifier) (another save changed \(changedSince.map(\.description).joined(separator: ", ")) since)")
+                        continue
+                    }
+                    _ = try store.save(undo)
                 } catch let undoError {
                     unrestored.append("\(store.url?.path ?? store.storeIdentifier) (\(undoError.message))")
                 }

@@ -27,6 +27,8 @@ final class FailingStore: PersistentStore {
     let inner: any PersistentStore
     let failsAtCommit = Mutex(false)
     let failsReads = Mutex(false)
+    /// Runs when a failing commit is reached, after the stores nested in it committed.
+    let beforeFailing = Mutex<(@Sendable () throws -> Void)?>(nil)
 
     init(_ inner: any PersistentStore) { self.inner = inner }
 
@@ -41,6 +43,11 @@ final class FailingStore: PersistentStore {
         try inner.save(changes) { () throws(StrataError) in
             try beforeCommit()
             if failsAtCommit.withLock({ $0 }) {
+                do {
+                    try beforeFailing.withLock { $0 }?()
+                } catch {
+                    throw StrataError(.storeIO, "the test's beforeFailing failed: \(error)")
+                }
                 throw StrataError(.storeIO, "the disk went away while committing (a test failure)")
             }
         }
