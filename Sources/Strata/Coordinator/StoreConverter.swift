@@ -98,10 +98,9 @@ public enum StoreConverter {
         let directory = target.deletingLastPathComponent()
         try FileSync.sync(temporary)
         guard FileManager.default.fileExists(atPath: target.path) else {
-            guard try FileSync.link(temporary, to: target) else {
+            guard try FileSync.link(temporary, asNew: target) else {
                 throw StrataError(.storeIO, "'\(target.path)' was created by another process during the conversion; nothing was replaced. Pass --force (overwrite: true) to replace it")
             }
-            try? FileSync.sync(directory)
             return
         }
         func rename() throws(StrataError) {

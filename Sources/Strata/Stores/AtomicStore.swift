@@ -363,7 +363,9 @@ public final class AtomicStore: PersistentStore {
     ) throws(StrataError) -> LoadedVersion? {
         let existing = exclusive ? nil : try FileSync.replaceableFile(at: fileURL)
         let directory = fileURL.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).tmp")
+        // A new store's file is made without the lock (there is no store to lock yet), so it is
+        // named apart from a save's `.tmp`, which saves of other processes remove as stale.
+        let temporary = directory.appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).\(exclusive ? "new" : "tmp")")
         let descriptor = try FileSync.createTemporaryFile(temporary, replacing: existing)
         let file = HeldFile(descriptor: descriptor, path: fileURL.path)
         do {
@@ -373,7 +375,7 @@ public final class AtomicStore: PersistentStore {
             try beforeCommit()
             // The commit point: before it the old file is whole and untouched, after it the new one is the store.
             if exclusive {
-                let linked = try FileSync.link(temporary, to: fileURL)
+                let linked = try FileSync.link(temporary, asNew: fileURL)
                 try? FileManager.default.removeItem(at: temporary)
                 guard linked else { return nil }
             } else {

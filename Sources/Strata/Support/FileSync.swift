@@ -43,20 +43,6 @@ package enum FileSync {
         }
     }
 
-    /// link(2): gives `source` the name `destination` unless that name exists (false then).
-    package static func link(_ source: URL, to destination: URL) throws(StrataError) -> Bool {
-        #if canImport(Glibc) || canImport(Musl)
-        let result = Glibc.link(source.path, destination.path)
-        #else
-        let result = Darwin.link(source.path, destination.path)
-        #endif
-        guard result == 0 else {
-            if errno == EEXIST { return false }
-            throw StrataError(.storeIO, "cannot create the store file '\(destination.path)': \(String(cString: strerror(errno)))")
-        }
-        return true
-    }
-
     /// The file a path finally names: symlinks followed (up to 40, as the kernel does), relative
     /// targets read against the link's directory. The file itself need not exist, so that a
     /// symlink to a store not yet created creates the store where the link points.
