@@ -8,6 +8,12 @@ extension SQLiteStoreFactory {
     /// destination's write lock and goes through its journal or write-ahead log, so connections
     /// of other processes stay valid and see the new contents, and nothing they committed is
     /// lost before the copy. The file keeps its inode, owner, mode and place behind symlinks.
+    ///
+    /// The file then holds another store (another `storeIdentifier`, its own keys and
+    /// versions): a ``SQLiteStore`` opened on it before refuses every later write with
+    /// `storeIO` ("the store file was replaced by another store…; nothing was saved"), checked
+    /// inside each write transaction; its fetches read the new contents. Open the store again
+    /// to work with them.
     /// - Throws: `storeIO` when the destination may not be written (``FileSync``'s rules) or
     ///   stays locked by another connection for 30 seconds; SQLite's errors otherwise. The
     ///   destination is then as it was (the backup commits in one transaction).

@@ -12,6 +12,9 @@ extension SQLiteStore {
     /// the save is redone with the constrained values cleared first.)
     ///
     /// `beforeCommit` runs inside the transaction, after every write, just before `COMMIT`.
+    /// The transaction first checks that the file still holds this store (see
+    /// ``SQLiteStore/init(url:schema:configurationName:options:)``); a file replaced by another
+    /// store fails with `storeIO` and nothing is written.
     public func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult {
         guard !changes.isEmpty else {
             try beforeCommit()
@@ -24,7 +27,7 @@ extension SQLiteStore {
             // which would run the hook twice.
             var committing = false
             do throws(StrataError) {
-                return try database.transaction(immediate: true) { () throws(StrataError) in
+                return try writeTransaction(database) { () throws(StrataError) in
                     let versions = try apply(changes, database, clearingUniqueValues: false)
                     committing = true
                     try beforeCommit()
@@ -36,7 +39,7 @@ extension SQLiteStore {
                 if !violations.isEmpty {
                     throw StrataError(.validationFailed, "the save would break a uniqueness constraint; nothing was written", failures: violations, file: url?.path)
                 }
-                return try database.transaction(immediate: true) { () throws(StrataError) in
+                return try writeTransaction(database) { () throws(StrataError) in
                     let versions = try apply(changes, database, clearingUniqueValues: true)
                     try beforeCommit()
                     return versions

@@ -52,6 +52,14 @@ public final class SQLiteStore: PersistentStore {
     /// Any number of processes may open one file at once: SQLite's locks order their
     /// transactions, and a new file is created whole, under its name only once it holds its
     /// tables, so that two processes creating it at once end up sharing one store.
+    ///
+    /// When the file is replaced by another store while this one is open (`strata convert
+    /// --force`, which copies into it with SQLite's backup API), every write — saves,
+    /// ``allocatePrimaryKeys(rootEntity:count:)``, ``setCustomMetadata(_:)`` — is refused with
+    /// `storeIO` and writes nothing: each write transaction first checks that the file's
+    /// `storeIdentifier` is still this store's. Fetches are not checked (a check per fetch
+    /// would cost a query on the hot path, and a read damages nothing) and return what the
+    /// file holds now; open the store again to work with it.
     /// - Throws: ``StrataError`` — `corruptStore`, `incompatibleModel`, `unsupportedModel`
     ///   (a model this layout cannot hold) or `storeIO`, naming the file.
     public init(url: URL?, schema: Schema, configurationName: String? = nil, options: [String: String] = [:]) throws(StrataError) {
@@ -177,12 +185,41 @@ public final class SQLiteStore: PersistentStore {
         if isReadOnly, let access { throw access.readOnlyError }
     }
 
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`) that first checks, atomically
+    /// with the writes, that the file still holds this store: `strata convert --force` copies
+    /// another store into the file with SQLite's backup API, which other connections see (as
+    /// they should), but whose rows have the versions and keys of another store — an update
+    /// of this store's object 7 at version 1 would overwrite the other store's object 7.
+    func writeTransaction<T>(_ database: Database, _ body: () throws(StrataError) -> T) throws(StrataError) -> T {
+        try database.transaction(immediate: true) { () throws(StrataError) in
+            try checkNotReplaced(database)
+            return try body()
+        }
+    }
+
+    /// The file's store identifier, read in one cached statement from the indexed
+    /// `strata_metadata` table.
+    private static let storedIdentifierSQL = "SELECT \"value\" FROM \"strata_metadata\" WHERE \"key\" = '\(StoreMetadata.Key.storeIdentifier)'"
+
+    /// Refuses the write when the file now holds another store (or none). A store in memory is
+    /// never replaced, and is not checked.
+    private func checkNotReplaced(_ database: Database) throws(StrataError) {
+        guard access != nil else { return }
+        let stored = try database.scalar(Self.storedIdentifierSQL)
+        guard case .text(let identifier) = stored else {
+            throw StrataError(.storeIO, "the store file was replaced since it was opened: its strata_metadata has no storeIdentifier now (this store is \(storeIdentifier)); nothing was saved. Open the store again to see what the file holds now", file: url?.path)
+        }
+        guard identifier == storeIdentifier else {
+            throw StrataError(.storeIO, "the store file was replaced by another store (UUID \(identifier), this one is \(storeIdentifier)) since it was opened, by a convert --force or a copy; nothing was saved. Open the store again to work with what it holds now", file: url?.path)
+        }
+    }
+
     public var metadata: StoreMetadata { metadataState.withLock { $0 } }
 
     public func setCustomMetadata(_ custom: [String: String]) throws(StrataError) {
         try checkWritable()
         try pool.write { (database) throws(StrataError) in
-            try database.transaction(immediate: true) { () throws(StrataError) in try StoreFile.writeCustom(custom, database) }
+            try writeTransaction(database) { () throws(StrataError) in try StoreFile.writeCustom(custom, database) }
         }
         metadataState.withLock { $0.custom = custom }
     }
@@ -194,9 +231,11 @@ public final class SQLiteStore: PersistentStore {
             throw StrataError(.unknownEntity, "this SQLite store has no hierarchy rooted at '\(rootEntity)'", file: url?.path)
         }
         let last = try pool.write { (database) throws(StrataError) -> SQLValue? in
-            try database.scalar(
-                "UPDATE \"strata_keys\" SET \"last\" = \"last\" + ?1 WHERE \"entity\" = ?2 RETURNING \"last\"",
-                [.integer(Int64(count)), .text(rootEntity)])
+            try writeTransaction(database) { () throws(StrataError) in
+                try database.scalar(
+                    "UPDATE \"strata_keys\" SET \"last\" = \"last\" + ?1 WHERE \"entity\" = ?2 RETURNING \"last\"",
+                    [.integer(Int64(count)), .text(rootEntity)])
+            }
         }
         guard case .integer(let end) = last else {
             throw StrataError(.corruptStore, "strata_keys has no row for '\(rootEntity)'", file: url?.path)
