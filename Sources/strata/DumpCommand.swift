@@ -31,10 +31,10 @@ struct DumpCommand: ParsableCommand {
             let coordinator = try StoreAccess.openExisting(store, type: type)
             let json = try DataExporter.dump(coordinator, entityNames: entities.isEmpty ? nil : entities)
             if let output {
-                do {
-                    try Data(json.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+                do throws(StrataError) {
+                    try FileSync.writeOutput(Data(json.utf8), to: URL(fileURLWithPath: output))
                 } catch {
-                    throw CLIError.unreadable("cannot write '\(output)': \(error.localizedDescription)")
+                    throw CLIError.unreadable(error.description)
                 }
             } else {
                 FileHandle.standardOutput.write(Data(json.utf8))

@@ -45,15 +45,82 @@ struct StoreAccessTests {
         #expect(workspace.contents("todo.\(ext)") == before)
     }
 
-    /// SQLite's -wal and -shm files belong to the store: writing over them loses committed data.
-    @Test(arguments: ["-wal", "-shm"])
-    func dumpDoesNotWriteOverASQLiteCompanion(_ suffix: String) throws {
-        let workspace = try Workspace.todo("sqlite")
-        // A reader keeps the log files present while strata runs; make them exist for the test.
-        if !workspace.exists("todo.sqlite" + suffix) { try workspace.write("todo.sqlite" + suffix, "") }
-        let run = try workspace.run("dump", "todo.sqlite", "-o", "todo.sqlite" + suffix)
-        #expect(run.stderr.hasPrefix("strata: error: the output file 'todo.sqlite\(suffix)' is the store 'todo.sqlite' (or one of its files)"), "\(run.stderr)")
+    /// A store's companions belong to it — SQLite's -wal, -shm and -journal, an atomic store's
+    /// .lock — whether they exist at that moment or not: a -wal appears as soon as a connection
+    /// opens the store, and writing a dump there replaced a live log and destroyed the store
+    /// (the adversarial trial: 6 of 12 rounds beside loads); a dump written as the .lock gave
+    /// two writers two locks.
+    static let companions: [(String, String, Bool)] = [("sqlite", "-wal"), ("sqlite", "-shm"), ("sqlite", "-journal"), ("xml", ".lock"), ("plist", ".lock")]
+        .flatMap { pair in [false, true].map { (pair.0, pair.1, $0) } }
+
+    @Test(arguments: companions)
+    func dumpDoesNotWriteOverACompanion(_ ext: String, _ suffix: String, _ exists: Bool) throws {
+        let workspace = try Workspace.todo(ext)
+        let store = "todo.\(ext)"
+        let companion = store + suffix
+        if exists && !workspace.exists(companion) { try workspace.write(companion, "") }
+        if !exists && workspace.exists(companion) { try FileManager.default.removeItem(at: workspace.file(companion)) }
+        let before = try #require(workspace.contents(store))
+        let run = try workspace.run("dump", store, "-o", companion)
+        #expect(run.stderr == "strata: error: the output file '\(companion)' is the store '\(store)' (or one of its files); no command writes over one of its inputs; choose another file\n")
         #expect(run.status == 2)
+        #expect(workspace.exists(companion) == exists)
+        #expect(workspace.contents(store) == before)
+    }
+
+    @Test func convertDoesNotWriteOverACompanionThatIsNotThereYet() throws {
+        let workspace = try Workspace.todo("sqlite")
+        let run = try workspace.run("convert", "--to", "xml", "todo.sqlite", "todo.sqlite-wal")
+        #expect(run.stderr == "strata: error: the source 'todo.sqlite' and the destination 'todo.sqlite-wal' are the same file (or the destination is one of the source store's files); convert into another file\n")
+        #expect(run.status == 2)
+        #expect(!workspace.exists("todo.sqlite-wal"))
+    }
+
+    // MARK: - Output files are written as a user expects
+
+    /// `dump -o /dev/null` replaced the machine's /dev/null with a regular file.
+    @Test func dumpWritesIntoADeviceWithoutReplacingIt() throws {
+        let workspace = try Workspace.todo("xml")
+        let run = try workspace.run("dump", "todo.xml", "-o", "/dev/null")
+        #expect(run.status == 0, "\(run.stderr)")
+        let type = try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType
+        #expect(type == .typeCharacterSpecial)
+    }
+
+    /// An output file keeps its mode, and a symlinked one stays a link with the dump in its target.
+    @Test func dumpKeepsTheOutputsModeAndWritesThroughASymlink() throws {
+        let workspace = try Workspace.todo("xml")
+        try workspace.write("private.json", "old")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: workspace.file("private.json").path)
+        try FileManager.default.createSymbolicLink(atPath: workspace.file("link.json").path, withDestinationPath: "private.json")
+        let run = try workspace.run("dump", "todo.xml", "-o", "link.json")
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = try workspace.run("dump", "todo.xml").stdout
+        #expect(workspace.contents("private.json").map { String(decoding: $0, as: UTF8.self) } == expected)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: workspace.file("link.json").path) == "private.json")
+        let mode = try FileManager.default.attributesOfItem(atPath: workspace.file("private.json").path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test func dumpRefusesADirectoryAsOutput() throws {
+        let workspace = try Workspace.todo("xml")
+        try FileManager.default.createDirectory(at: workspace.file("out"), withIntermediateDirectories: false)
+        let run = try workspace.run("dump", "todo.xml", "-o", "out")
+        #expect(run.stderr == "strata: error: 'out' is a directory; write the output to a file\n")
+        #expect(run.status == 2)
+    }
+
+    /// A SQLite file with no write permission bit is read-only even for root, as the XML and
+    /// binary stores already were: the trial's root `load` into a 444 store changed it.
+    @Test func aSQLiteStoreWithoutWriteBitsIsNotWrittenEvenByRoot() throws {
+        let workspace = try Workspace.todo("sqlite")
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: workspace.file("todo.sqlite").path)
+        let before = try #require(workspace.contents("todo.sqlite"))
+        try workspace.write("more.json", #"{"objects": {"Tag": [{"@id": 99, "name": "extra"}]}}"#)
+        let run = try workspace.run("load", "--schema", "TodoList.json", "todo.sqlite", "more.json")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("the store is read-only"), "\(run.stderr)")
+        #expect(workspace.contents("todo.sqlite") == before)
     }
 
     @Test(arguments: aliasCases)
@@ -62,7 +129,7 @@ struct StoreAccessTests {
         let before = try #require(workspace.contents("todo.\(ext)"))
         let destination = try Self.alias(alias, of: "todo.\(ext)", in: workspace)
         let run = try workspace.run("convert", "--force", "--to", "xml", "todo.\(ext)", destination)
-        #expect(run.stderr == "strata: error: the source 'todo.\(ext)' and the destination '\(destination)' are the same file; convert into another file\n")
+        #expect(run.stderr == "strata: error: the source 'todo.\(ext)' and the destination '\(destination)' are the same file (or the destination is one of the source store's files); convert into another file\n")
         #expect(run.status == 2)
         #expect(workspace.contents("todo.\(ext)") == before)
     }

@@ -54,10 +54,10 @@ public enum StoreConverter {
         // spelling of the path counts, and SQLite's -wal/-shm/-journal files with it.
         let target = try FileSync.resolvingSymlinks(destination)
         let resolvedSource = try FileSync.resolvingSymlinks(source)
-        if source.standardizedFileURL.path == destination.standardizedFileURL.path
-            || resolvedSource.path == target.path
+        if resolvedSource.path == target.path
+            || FileIdentity.isPartOfStore(destination.path, store: source.path)
             || !FileIdentity.storeFiles(at: source.path).isDisjoint(with: FileIdentity.storeFiles(at: destination.path)) {
-            throw StrataError(.storeIO, "the source '\(source.relativePath)' and the destination '\(destination.relativePath)' are the same file; convert into another file")
+            throw StrataError(.storeIO, "the source '\(source.relativePath)' and the destination '\(destination.relativePath)' are the same file (or the destination is one of the source store's files); convert into another file")
         }
         if fileManager.fileExists(atPath: target.path) && !overwrite {
             throw StrataError(.storeIO, "'\(destination.relativePath)' exists; pass --force (overwrite: true) to replace it")

@@ -21,19 +21,49 @@ package struct FileIdentity: Hashable, Sendable {
         inode = UInt64(info.st_ino)
     }
 
-    /// The files a store at `path` occupies: the file itself and, for SQLite, the `-wal`, `-shm`
-    /// and `-journal` files beside it (under the name given and under the symlink's target).
+    /// What a store file has beside it: SQLite's `-wal`, `-shm` and `-journal`, and an atomic
+    /// store's `.lock`.
+    package static let companionSuffixes = ["-wal", "-shm", "-journal", ".lock"]
+
+    /// The files a store at `path` occupies: the file itself and its companions (under the name
+    /// given and under the symlink's target).
     package static func storeFiles(at path: String) -> Set<FileIdentity> {
-        var paths = [path]
-        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        if resolved != path { paths.append(resolved) }
         var identities = Set<FileIdentity>()
-        for base in paths {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
-                if let identity = FileIdentity(path: base + suffix) { identities.insert(identity) }
-            }
+        for candidate in storePaths(at: path) {
+            if let identity = FileIdentity(path: candidate) { identities.insert(identity) }
         }
         return identities
+    }
+
+    /// The paths a store at `path` occupies or may come to occupy (a `-wal` appears when a
+    /// connection opens the store): the file and its companions, under the name given and
+    /// under the symlink's target, each with its directory's symlinks resolved.
+    package static func storePaths(at path: String) -> Set<String> {
+        var bases = [path, URL(fileURLWithPath: path).resolvingSymlinksInPath().path]
+        bases = bases.map(canonicalPath)
+        var paths = Set<String>()
+        for base in bases {
+            for suffix in [""] + companionSuffixes { paths.insert(base + suffix) }
+        }
+        return paths
+    }
+
+    /// `path` absolute and standardized, with the symlinks of its directory resolved (the file
+    /// itself need not exist), so that two spellings of one place compare equal.
+    package static func canonicalPath(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        return url.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent).path
+    }
+
+    /// Whether writing `output` would write over the store at `store` or one of its companions:
+    /// the same file (device and inode: symlinks and hard links count), or the path of a
+    /// companion that does not exist yet (a `-wal` another connection is about to create, a
+    /// lock file a save is about to take).
+    package static func isPartOfStore(_ output: String, store: String) -> Bool {
+        if let identity = FileIdentity(path: output), storeFiles(at: store).contains(identity) { return true }
+        let paths = storePaths(at: store)
+        return paths.contains(canonicalPath(output))
+            || paths.contains(canonicalPath(URL(fileURLWithPath: output).resolvingSymlinksInPath().path))
     }
 
     /// Throws when an existing `path` is not a regular file (a FIFO, a directory, a device, a

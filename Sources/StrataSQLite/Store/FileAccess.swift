@@ -38,7 +38,12 @@ struct FileAccess {
         let directoryWritable = access(directory, W_OK) == 0
         let sidecarsWritable = directoryWritable
             || (wal != nil && shm != nil && access(path + "-wal", W_OK) == 0 && access(path + "-shm", W_OK) == 0)
-        let fileWritable = access(path, W_OK) == 0 && (sidecarsWritable || !header.isWAL)
+        // A file with no write permission bit at all is read-only even for root, who may write
+        // anything: such a mode is someone's deliberate "do not change" (the atomic stores
+        // refuse it too, ``FileSync/replaceableFile(at:)``).
+        var status = stat()
+        let hasWriteBit = stat(path, &status) == 0 && status.st_mode & 0o222 != 0
+        let fileWritable = hasWriteBit && access(path, W_OK) == 0 && (sidecarsWritable || !header.isWAL)
         if !readOnly && fileWritable {
             mode = .readWrite
             return
