@@ -104,7 +104,8 @@ extension SQLiteStore {
     /// in the `sqlite3` shell, say — in one write transaction, as a save would write them.
     /// Values the store cannot read are left alone (a check reports them).
     /// - Returns: how many shadow values were rewritten; 0 when every one was right.
-    /// - Throws: `readOnly` for a store opened for reading; SQLite's errors, the file unchanged.
+    /// - Throws: `storeIO` for a store opened for reading (or a file this process cannot
+    ///   write); SQLite's errors. Nothing is written unless the whole transaction is.
     public func refreshComparisonKeys() throws(StrataError) -> Int {
         try checkWritable()
         let layout = self.layout
