@@ -82,6 +82,8 @@ struct CheckCommand: ParsableCommand {
     private func repairComparisonKeys() throws {
         let json = format == .json
         func say(_ line: String) { json ? Console.note(line) : Console.print(line) }
+        // A missing file is the check's to report, with its message.
+        guard FileManager.default.fileExists(atPath: store) else { return }
         let repaired: Int
         do {
             let coordinator = try StoreAccess.openExisting(store, type: type)

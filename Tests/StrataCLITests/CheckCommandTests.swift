@@ -323,9 +323,12 @@ struct CheckCommandTests {
         #expect(run.status == 2)
     }
 
-    @Test func missingFile() throws {
+    /// With or without --repair, the same message and exit 2.
+    @Test(arguments: [["check"], ["check", "--repair"]])
+    func missingFile(_ command: [String]) throws {
         let workspace = try Workspace()
-        let run = try workspace.run("check", "nothing.sqlite")
+        let run = try workspace.run(command + ["nothing.sqlite"])
+        #expect(run.stdout == "")
         #expect(run.stderr == "strata: error: cannot check 'nothing.sqlite': no store at 'nothing.sqlite'\n")
         #expect(run.status == 2)
     }
