@@ -53,6 +53,12 @@ enum Console {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
+    /// Prints a line on standard error as it is: for remarks beside output that must stay
+    /// parseable (a JSON report).
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
     /// Prints an error message; control characters in it are escaped and very long lines cut
     /// (``Echo/message(_:)``), as it may echo user data.
     static func error(_ text: String) {

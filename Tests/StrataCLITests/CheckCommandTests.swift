@@ -132,6 +132,98 @@ struct CheckCommandTests {
         #expect(problems.first?.message.contains("100000") == true, "\(problems)")
     }
 
+    // MARK: - SQLite, shadow columns left stale by hand edits
+
+    /// A model with a string and a decimal (each with a shadow column in SQLite), and
+    /// `note.sqlite`: p1 "e\u{301}" (not NFC, so `_s_nfc` holds "é"), p2 "abc", p3 1.5, p4 10.
+    static func notes() throws -> Workspace {
+        let model = """
+            { "name": "Notes", "entities": [
+              { "name": "Note", "attributes": [
+                  { "name": "s", "type": "string", "optional": true },
+                  { "name": "d", "type": "decimal", "optional": true } ] } ] }
+            """
+        let workspace = try Workspace(["notes.json": model])
+        try workspace.load("note.sqlite", schema: "notes.json", data: [("note.json", #"""
+            {"objects": {"Note": [
+              {"@id": 1, "s": "e\u0301"}, {"@id": 2, "s": "abc"}, {"@id": 3, "d": "1.5"}, {"@id": 4, "d": "10"}]}}
+            """#)])
+        return workspace
+    }
+
+    /// What the sqlite3 shell leaves after editing values without their shadow columns: a
+    /// non-NFC string made ASCII (`_s_nfc` still "é"), an ASCII one made non-NFC (`_s_nfc`
+    /// still NULL), a decimal changed (`_d_key` still the old key), a decimal key set to NULL.
+    static let staleKeyEdits = #"""
+        UPDATE "Note" SET "s" = 'zzz' WHERE "_pk" = 1;
+        UPDATE "Note" SET "s" = 'e' || char(769) WHERE "_pk" = 2;
+        UPDATE "Note" SET "d" = '2.5' WHERE "_pk" = 3;
+        UPDATE "Note" SET "_d_key" = NULL WHERE "_pk" = 4;
+        """#
+
+    static let staleKeyLines = [
+        "note.sqlite: Note/p1.s: the shadow column _s_nfc holds the text \"\u{E9}\", but for the value, the text \"zzz\", it should hold NULL (the row was edited without it): queries, indexes and uniqueness constraints compare the stale key; run strata check --repair on the store",
+        "note.sqlite: Note/p2.s: the shadow column _s_nfc holds NULL, but for the value, the text \"e\u{301}\", it should hold the text \"\u{E9}\" (the row was edited without it): queries, indexes and uniqueness constraints compare the stale key; run strata check --repair on the store",
+        "note.sqlite: Note/p3.d: the shadow column _d_key holds the text \"250015\", but for the value, the text \"2.5\", it should hold the text \"250025\" (the row was edited without it): queries, indexes and uniqueness constraints compare the stale key; run strata check --repair on the store",
+        "note.sqlite: Note/p4.d: the shadow column _d_key holds NULL, but for the value, the text \"10\", it should hold the text \"25011\" (the row was edited without it): queries, indexes and uniqueness constraints compare the stale key; run strata check --repair on the store",
+    ]
+
+    /// Shadow columns that no longer match their values (rows edited by hand) are problems.
+    @Test func sqliteStaleComparisonKeys() throws {
+        let workspace = try Self.notes()
+        let sound = try workspace.run("check", "note.sqlite")
+        #expect(sound.stdout == "note.sqlite: sound (sqlite store, 4 objects checked)\n")
+        try Self.execute(Self.staleKeyEdits, in: workspace.file("note.sqlite"))
+        // The stale key answers the query: what the check is for.
+        #expect(try workspace.run("query", "note.sqlite", "Note", "--where", #"s == "zzz""#, "--count").stdout == "0\n")
+
+        let run = try workspace.run("check", "note.sqlite")
+        #expect(run.stdout == (Self.staleKeyLines + ["note.sqlite: 4 problems found"]).joined(separator: "\n") + "\n")
+        #expect(run.stderr == "")
+        #expect(run.status == 1)
+
+        let json = try workspace.run("check", "--format", "json", "note.sqlite")
+        let problems = try JSONDecoder().decode([StoreProblem].self, from: Data(json.stdout.utf8))
+        #expect(problems.map(\.code.rawValue) == Array(repeating: "staleComparisonKey", count: 4))
+        #expect(problems.map(\.place) == ["Note/p1.s", "Note/p2.s", "Note/p3.d", "Note/p4.d"])
+    }
+
+    /// `--repair` rewrites the stale keys, says how many, and the check that follows is sound;
+    /// queries then compare the values as they are.
+    @Test func sqliteRepairComparisonKeys() throws {
+        let workspace = try Self.notes()
+        try Self.execute(Self.staleKeyEdits, in: workspace.file("note.sqlite"))
+        let run = try workspace.run("check", "--repair", "note.sqlite")
+        #expect(run.stdout == "note.sqlite: repaired 4 comparison keys\nnote.sqlite: sound (sqlite store, 4 objects checked)\n")
+        #expect(run.stderr == "")
+        #expect(run.status == 0)
+
+        #expect(try workspace.run("query", "note.sqlite", "Note", "--where", #"s == "zzz""#, "--count").stdout == "1\n")
+        #expect(try workspace.run("query", "note.sqlite", "Note", "--where", "s == \"\u{E9}\"", "--format", "ids").stdout == "2\n")
+        #expect(try workspace.run("query", "note.sqlite", "Note", "--where", "d > 2 AND d < 3", "--format", "ids").stdout == "3\n")
+
+        let again = try workspace.run("check", "--repair", "note.sqlite")
+        #expect(again.stdout == "note.sqlite: repaired 0 comparison keys\nnote.sqlite: sound (sqlite store, 4 objects checked)\n")
+        #expect(again.status == 0)
+
+        // With --format json, standard output is the JSON array alone. The edits again: only
+        // p4's key (set to NULL) is stale this time.
+        try Self.execute(Self.staleKeyEdits, in: workspace.file("note.sqlite"))
+        let json = try workspace.run("check", "--repair", "--format", "json", "note.sqlite")
+        #expect(json.stdout == "[]\n")
+        #expect(json.stderr == "note.sqlite: repaired 1 comparison key\n")
+        #expect(json.status == 0)
+    }
+
+    /// Other store types keep no comparison keys: `--repair` says so, and the check decides.
+    @Test func repairOtherStoreTypes() throws {
+        let workspace = try Workspace.todo("xml")
+        let run = try workspace.run("check", "--repair", "todo.xml")
+        #expect(run.stdout == "todo.xml: nothing to repair: only SQLite stores keep comparison keys\ntodo.xml: sound (xml store, 12 objects checked)\n")
+        #expect(run.stderr == "")
+        #expect(run.status == 0)
+    }
+
     // MARK: - XML, problems planted by editing the text
 
     static let xmlProblems: [(from: String, to: String, line: String)] = [
@@ -231,9 +323,12 @@ struct CheckCommandTests {
         #expect(run.status == 2)
     }
 
-    @Test func missingFile() throws {
+    /// With or without --repair, the same message and exit 2.
+    @Test(arguments: [["check"], ["check", "--repair"]])
+    func missingFile(_ command: [String]) throws {
         let workspace = try Workspace()
-        let run = try workspace.run("check", "nothing.sqlite")
+        let run = try workspace.run(command + ["nothing.sqlite"])
+        #expect(run.stdout == "")
         #expect(run.stderr == "strata: error: cannot check 'nothing.sqlite': no store at 'nothing.sqlite'\n")
         #expect(run.status == 2)
     }

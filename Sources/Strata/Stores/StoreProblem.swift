@@ -33,6 +33,9 @@ public struct StoreProblem: Sendable, Hashable, Codable, CustomStringConvertible
         case keyAboveCounter
         /// A join-table row whose source or destination object does not exist.
         case orphanJoinRow
+        /// A SQLite shadow column (`_x_nfc`, `_x_key`) that does not hold the comparison key of
+        /// its attribute's value: the row was edited by hand, and comparisons use the stale key.
+        case staleComparisonKey
     }
 
     public var code: Code

@@ -23,7 +23,8 @@ internal import Strata
 ///   `coalesce("_x_nfc", "x")` and `"_x_key"`, so the schema names no collation or function
 ///   of Strata's, and the `sqlite3` shell can check, vacuum, reindex and edit the file. A row
 ///   edited by hand should set `"_x_nfc"` to NULL (right for any NFC text) and `"_x_key"` to
-///   the key of the new decimal, or keep the old values away from comparisons.
+///   the key of the new decimal, or keep the old values away from comparisons; `strata check`
+///   reports stale ones, and ``SQLiteStore/refreshComparisonKeys()`` rewrites them.
 /// - Indexes: `"index.<table>.<column>"` on a column (`_entity`, a foreign key, an indexed
 ///   attribute, a join table's `destination`), `"named.<Entity>.<index>"` for the model's
 ///   indexes, `"unique.<Entity>.<property>…"` for uniqueness constraints (properties joined by
