@@ -8,36 +8,7 @@ import Testing
 /// `nobody` through setpriv(1), so that the permissions really apply.
 @Suite("strata on a read-only SQLite store")
 struct ReadOnlyStoreTests {
-    static let setpriv = "/usr/bin/setpriv"
-
-    /// Runs `strata arguments…` in `workspace` as a user who cannot write it.
-    static func runAsNobody(_ workspace: Workspace, _ arguments: String...) throws -> StrataRun {
-        let executable = try #require(StrataExecutable.url)
-        let process = Process()
-        if getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: setpriv)
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", executable.path] + arguments
-        } else {
-            process.executableURL = executable
-            process.arguments = arguments
-        }
-        process.currentDirectoryURL = workspace.url
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both to their end before waiting, so that a full pipe cannot block the process.
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return StrataRun(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
-    }
-
-    /// Whether the tests can drop to a user who cannot write: as root, with setpriv.
-    static var canDropPrivileges: Bool {
-        getuid() != 0 || FileManager.default.isExecutableFile(atPath: setpriv)
-    }
+    static var canDropPrivileges: Bool { StrataExecutable.canDropPrivileges }
 
     /// Makes the workspace read-only for the duration of `body`.
     static func readOnly(_ workspace: Workspace, _ body: () throws -> Void) throws {
@@ -54,16 +25,16 @@ struct ReadOnlyStoreTests {
         let before = try workspace.listing()
         let bytes = workspace.contents("todo.sqlite")
         try Self.readOnly(workspace) {
-            let dumped = try Self.runAsNobody(workspace, "dump", "todo.sqlite")
+            let dumped = try workspace.runAsNobody("dump", "todo.sqlite")
             #expect(dumped.stderr == "")
             #expect(dumped.status == 0)
             #expect(dumped.stdout == dump)
 
-            let inspected = try Self.runAsNobody(workspace, "inspect", "todo.sqlite")
+            let inspected = try workspace.runAsNobody("inspect", "todo.sqlite")
             #expect(inspected.status == 0, "\(inspected.stderr)")
             #expect(inspected.stdout.contains("objects:     12\n"))
 
-            let queried = try Self.runAsNobody(workspace, "query", "todo.sqlite", "Todo", "--where", "priority >= 4", "--format", "ids")
+            let queried = try workspace.runAsNobody("query", "todo.sqlite", "Todo", "--where", "priority >= 4", "--format", "ids")
             #expect(queried.status == 0, "\(queried.stderr)")
             #expect(queried.stdout == "2\n6\n10\n")
 
@@ -72,7 +43,7 @@ struct ReadOnlyStoreTests {
         }
         #expect(try workspace.listing() == (before + ["more.json"]).sorted())
         try Self.readOnly(workspace) {
-            let load = try Self.runAsNobody(workspace, "load", "--schema", "TodoList.json", "todo.sqlite", "more.json")
+            let load = try workspace.runAsNobody("load", "--schema", "TodoList.json", "todo.sqlite", "more.json")
             #expect(load.status == 2)
             #expect(load.stderr == "strata: error: \(workspace.file("todo.sqlite").path): the store is read-only: it was opened for reading, or this process cannot write the file or create its '-wal' and '-shm' files beside it; nothing was written\n")
         }
@@ -94,7 +65,7 @@ struct ReadOnlyStoreTests {
         }))
         #expect((try FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int ?? 0) > 0)
         try Self.readOnly(workspace) {
-            let dumped = try Self.runAsNobody(workspace, "dump", "people.sqlite")
+            let dumped = try workspace.runAsNobody("dump", "people.sqlite")
             #expect(dumped.status == 0, "\(dumped.stderr)")
             #expect(try parseObjects(dumped.stdout)["Person"]?.ids == [1, 2, 3])
         }
@@ -106,7 +77,7 @@ struct ReadOnlyStoreTests {
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: workspace.file("copy").path)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: workspace.file("copy").path) }
-        let refused = try Self.runAsNobody(workspace, "dump", "copy/people.sqlite")
+        let refused = try workspace.runAsNobody("dump", "copy/people.sqlite")
         #expect(refused.status == 2)
         let copy = workspace.file("copy/people.sqlite").path
         #expect(refused.stderr == "strata: error: \(copy): the store cannot be read here: its write-ahead log '\(copy)-wal' holds transactions that are not in the file yet, and SQLite cannot create the '-shm' index it needs to read the log in this read-only directory. Open the store once where its directory is writable, so that the log is folded into the file\n")
@@ -119,7 +90,7 @@ struct ReadOnlyStoreTests {
         let before = try workspace.listing()
         // The directory is writable by its owner only, the file too: the owner could write the
         // store while another user reads it without the -shm that would tell.
-        let run = try Self.runAsNobody(workspace, "inspect", "people.sqlite")
+        let run = try workspace.runAsNobody("inspect", "people.sqlite")
         #expect(run.status == 2)
         #expect(run.stderr == "strata: error: \(workspace.file("people.sqlite").path): the store cannot be opened here: SQLite cannot create its '-wal' and '-shm' files in this directory, so this process cannot write the store, nor read it safely, since the file is writable and another process could change it meanwhile. Make the directory writable, or make the file read-only (chmod a-w) to read it as an immutable file\n")
         #expect(try workspace.listing() == before)

@@ -108,27 +108,8 @@ struct SafeReplacementTests {
 
 /// Another user saving to a store (issue 10, D4: "a read-only root-owned file in a writable
 /// directory is replaced by another user, who then owns it"). Run as root, saving as `nobody`.
-@Suite("strata as another user", .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser"), "needs root and runuser"))
+@Suite("strata as another user", .enabled(if: geteuid() == 0 && StrataExecutable.canDropPrivileges, "needs root and setpriv"))
 struct OtherUserReplacementTests {
-    /// Runs `strata arguments…` as user `nobody` in the workspace.
-    static func runAsNobody(_ workspace: Workspace, _ arguments: [String]) throws -> StrataRun {
-        let executable = try #require(StrataExecutable.url)
-        let output = Pipe()
-        let errors = Pipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-        process.arguments = ["-u", "nobody", "--", executable.path] + arguments
-        process.currentDirectoryURL = workspace.url
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return StrataRun(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
-    }
-
     static func owner(_ workspace: Workspace, _ name: String) -> uid_t? {
         var status = stat()
         return stat(workspace.file(name).path, &status) == 0 ? status.st_uid : nil
@@ -142,7 +123,7 @@ struct OtherUserReplacementTests {
         #expect(chmod(workspace.url.path, 0o777) == 0)
         #expect(chmod(workspace.file("todo.\(ext)").path, 0o644) == 0)
         let before = try #require(workspace.contents("todo.\(ext)"))
-        let run = try Self.runAsNobody(workspace, ["load", "--schema", "TodoList.json", "todo.\(ext)", "more.json"])
+        let run = try workspace.runAsNobody("load", "--schema", "TodoList.json", "todo.\(ext)", "more.json")
         #expect(run.status == 2)
         #expect(run.stderr == "strata: error: you may not write '\(workspace.file("todo.\(ext)").standardizedFileURL.path)' (Permission denied); nothing was written. A save replaces the whole file, which it does only when you could write the file itself\n")
         #expect(workspace.contents("todo.\(ext)") == before)
@@ -158,7 +139,7 @@ struct OtherUserReplacementTests {
         #expect(chmod(workspace.url.path, 0o777) == 0)
         #expect(chmod(workspace.file("todo.\(ext)").path, 0o666) == 0)
         let before = try #require(workspace.contents("todo.\(ext)"))
-        let run = try Self.runAsNobody(workspace, ["load", "--schema", "TodoList.json", "todo.\(ext)", "more.json"])
+        let run = try workspace.runAsNobody("load", "--schema", "TodoList.json", "todo.\(ext)", "more.json")
         #expect(run.status == 2)
         #expect(run.stderr.hasPrefix("strata: error: cannot keep the owner (uid 0) of '\(workspace.file("todo.\(ext)").standardizedFileURL.path)' (Operation not permitted): "), "\(run.stderr)")
         #expect(workspace.contents("todo.\(ext)") == before)

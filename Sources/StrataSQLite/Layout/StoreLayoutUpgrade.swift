@@ -68,11 +68,10 @@ enum StoreLayoutUpgrade {
         guard case .text(let text)? = value else {
             throw StrataError(.corruptStore, "the Strata metadata has no '\(StoreMetadata.Key.layoutVersion)'; the store is damaged", file: database.path)
         }
-        guard let version = Int(text), version >= 1 else {
-            throw StrataError(.corruptStore, "the Strata metadata's layoutVersion is '\(text.prefix(40))', not a version number; the store is damaged", file: database.path)
-        }
-        guard version <= currentVersion else {
-            throw StrataError(.storeIO, "the store has file layout \(version), written by a newer version of Strata; this version reads layouts up to \(currentVersion)", file: database.path)
+        // The same rule, and the same messages, as reading the metadata.
+        try StoreFile.checkLayoutVersion(text, file: database.path)
+        guard let version = Int(text) else {
+            preconditionFailure("a readable layout version is a number: \(StoreFile.readableLayoutVersions)")
         }
         return version
     }

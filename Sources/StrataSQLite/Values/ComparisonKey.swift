@@ -55,8 +55,9 @@ enum ComparisonKey {
         StringMatching.normalized(text) ?? text
     }
 
-    /// The key of decimal text as stored; nil for text that is no decimal (the reader decodes it
-    /// to nil, so it compares as nil).
+    /// The key of decimal text as stored (for the layout upgrade's fill and query arguments);
+    /// nil for text with no number at the start. It reads leniently: a damaged value such as
+    /// `12abc` gets the key of 12, but the reader refuses that row and `strata check` names it.
     static func decimal(text: String) -> String? {
         ValueCodec.decimal(text).map(decimal)
     }

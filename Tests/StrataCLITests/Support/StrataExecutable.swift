@@ -34,11 +34,20 @@ enum StrataExecutable {
         return nil
     }()
 
+    /// setpriv(1), from util-linux, which drops a root process to another user.
+    static let setpriv = "/usr/bin/setpriv"
+
+    /// Whether the tests can run `strata` as a user who cannot write: as root, with setpriv.
+    static var canDropPrivileges: Bool {
+        getuid() != 0 || FileManager.default.isExecutableFile(atPath: setpriv)
+    }
+
     /// Runs `strata arguments…` in `directory`, so that relative file names print as given.
     /// With a `timeout` (seconds), a run still going by then is terminated and reported with
     /// `timedOut`, so that a command that blocks (on a FIFO, say) fails its test instead of
-    /// hanging the suite.
-    static func run(_ arguments: [String], in directory: URL, timeout: Double? = nil) throws -> StrataRun {
+    /// hanging the suite. `asNobody` runs it as user `nobody` (uid 65534) when the tests run as
+    /// root — whom permission bits do not stop — through setpriv(1).
+    static func run(_ arguments: [String], in directory: URL, timeout: Double? = nil, asNobody: Bool = false) throws -> StrataRun {
         let executable = try #require(
             url,
             "the strata executable was not found next to the test bundle (\(Bundle.main.bundleURL.path)) or in its parent directories; build it with `swift build`")
@@ -52,8 +61,13 @@ enum StrataExecutable {
         let stderr = try FileHandle(forWritingTo: stderrURL)
 
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if asNobody && getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: setpriv)
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = directory
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = stdout

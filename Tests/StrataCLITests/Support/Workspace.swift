@@ -40,6 +40,11 @@ final class Workspace: Sendable {
         try StrataExecutable.run(arguments, in: url)
     }
 
+    /// Runs `strata` as user `nobody`, who cannot write what root made read-only.
+    func runAsNobody(_ arguments: String...) throws -> StrataRun {
+        try StrataExecutable.run(arguments, in: url, asNobody: true)
+    }
+
     /// Runs `strata`, terminating it after `timeout` seconds (see ``StrataRun/timedOut``).
     func run(_ arguments: [String], timeout: Double) throws -> StrataRun {
         try StrataExecutable.run(arguments, in: url, timeout: timeout)
