@@ -125,6 +125,12 @@ public final class PersistentStoreCoordinator: Sendable {
         return store
     }
 
+    /// Adds a store opened elsewhere on this coordinator's model (a migration's custom stage
+    /// runs a context on the store it is migrating).
+    package func attachOpenedStore(_ store: any PersistentStore) {
+        state.withLock { $0.stores.append(store) }
+    }
+
     public func removeStore(_ store: any PersistentStore) {
         state.withLock { $0.stores.removeAll { $0 === store } }
         rowCache.withLock { $0.removeAll() }

@@ -31,6 +31,13 @@ public struct StrataError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidConfiguration
         /// An import file (the JSON data format) is malformed or refers to missing objects.
         case invalidData
+        /// A migration cannot be carried out as asked: a change that cannot be inferred, or
+        /// data that does not allow an inferable change (objects with no value for an attribute
+        /// that becomes required, duplicates under a new uniqueness constraint). The store is
+        /// unchanged.
+        case migrationRefused
+        /// A custom migration stage threw; the store is unchanged.
+        case migrationFailed
     }
 
     public var code: Code

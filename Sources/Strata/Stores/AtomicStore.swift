@@ -78,7 +78,7 @@ public final class AtomicStore: PersistentStore {
     private let writeLock: Locked<LoadedVersion?>
 
     /// The file the contents were read from or last written to, held open (see ``HeldFile``).
-    private struct LoadedVersion {
+    struct LoadedVersion {
         var file: HeldFile
         var identity: FileVersion
     }
@@ -117,10 +117,28 @@ public final class AtomicStore: PersistentStore {
         writeLock = Locked(loaded)
     }
 
+    /// A store in memory holding `contents` (a migration runs custom stages on one): saves
+    /// change only the memory; ``snapshot`` reads the result.
+    package init(inMemory contents: AtomicStoreContents, type: StoreType, schema: Schema) {
+        format = nil
+        self.type = type
+        url = nil
+        fileURL = nil
+        self.schema = schema
+        configurationName = nil
+        var initial = contents
+        for (root, key) in Self.maximumKeys(contents, schema) where key > initial.keySequences[root, default: 0] {
+            initial.keySequences[root] = key
+        }
+        storeIdentifier = contents.metadata.storeIdentifier
+        self.contents = Locked(initial)
+        writeLock = Locked(nil)
+    }
+
     /// Reads the whole file and notes which file it was: the one opened before reading and
     /// still at the path after (tried again, a few times, when a save of another process renamed
     /// a new file there meanwhile).
-    private static func load(_ fileURL: URL, format: any AtomicStoreFormat) throws(StrataError) -> (AtomicStoreContents, LoadedVersion) {
+    static func load(_ fileURL: URL, format: any AtomicStoreFormat) throws(StrataError) -> (AtomicStoreContents, LoadedVersion) {
         for _ in 0..<5 {
             let file = try HeldFile(opening: fileURL)
             let identity = try file.identity()
@@ -357,7 +375,7 @@ public final class AtomicStore: PersistentStore {
     ///   write, an owner that cannot be kept) or a step fails; the old file is then untouched.
     /// - Parameter beforeCommit: runs just before the commit point; when it throws, the old
     ///   file stays.
-    private static func writeAtomically(
+    static func writeAtomically(
         _ contents: AtomicStoreContents, format: any AtomicStoreFormat, to fileURL: URL, exclusive: Bool,
         beforeCommit: () throws(StrataError) -> Void = {}
     ) throws(StrataError) -> LoadedVersion? {

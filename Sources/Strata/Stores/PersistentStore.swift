@@ -71,6 +71,16 @@ public protocol PersistentStoreFactory: Sendable {
     /// returns true; or returns false when this type has no such way, and the caller renames
     /// `replacement` over `destination` instead (the default).
     func replaceStoreContents(at destination: URL, from replacement: URL) throws(StrataError) -> Bool
+    /// Migrates the existing store at `url` through every step of `plan`, all-or-nothing: when
+    /// a step is refused or fails, or the process dies at any moment, the store is left as it
+    /// was, or (once the commit point is passed) fully migrated. Primary keys are kept; the
+    /// store's metadata ends with the destination model's schema and hashes, and its store
+    /// identifier and custom metadata unchanged.
+    ///
+    /// The store's model is checked under the store's write lock: a store another process
+    /// migrated meanwhile to the plan's destination is left alone (the report says so); one at
+    /// neither end of the plan is refused with `incompatibleModel`.
+    func migrateStore(at url: URL, plan: MigrationPlan, options: [String: String], progress: MigrationProgress?) throws(StrataError) -> MigrationReport
 }
 
 extension PersistentStore {
@@ -95,6 +105,9 @@ extension PersistentStore {
 extension PersistentStoreFactory {
     public func unsupportedFeatures(of schema: Schema, configurationName: String?) -> [String] { [] }
     public func replaceStoreContents(at destination: URL, from replacement: URL) throws(StrataError) -> Bool { false }
+    public func migrateStore(at url: URL, plan: MigrationPlan, options: [String: String], progress: MigrationProgress?) throws(StrataError) -> MigrationReport {
+        throw StrataError(.unsupportedModel, "\(type) stores cannot be migrated", file: url.path)
+    }
 }
 
 /// The store types a coordinator, container or the CLI knows, and how to tell a file's type.

@@ -1,0 +1,64 @@
+public import Foundation
+
+/// Migrates atomic stores (XML, binary, in memory): every record is transformed in memory, and
+/// a file store is written once, through the same atomic replacement as a save (a temporary
+/// file, fsync, rename): a crash leaves the old file or the migrated one.
+public enum AtomicStoreMigration {
+    /// Carries `contents` through every step of `plan`: custom stages run with contexts on
+    /// stores in memory holding the records, inferred changes transform the records
+    /// (``RecordMigration``), and each step ends checking what the destination model requires.
+    /// - Returns: the migrated contents, with the destination model's metadata (store identifier
+    ///   and custom metadata kept).
+    public static func migrate(_ contents: AtomicStoreContents, plan: MigrationPlan, type: StoreType, progress: MigrationProgress? = nil) throws(StrataError) -> AtomicStoreContents {
+        var current = contents
+        for (index, step) in plan.steps.enumerated() {
+            let report = { (activity: String) in
+                progress?(MigrationProgressEvent(step: index + 1, stepCount: plan.steps.count, activity: activity, completed: nil, total: current.recordCount))
+            }
+            if step.willMigrate != nil {
+                report("running the custom stage's willMigrate")
+                let store = AtomicStore(inMemory: current, type: type, schema: step.source)
+                try step.runStage(step.willMigrate, on: store, schema: step.source)
+                current = store.snapshot
+            }
+            report("transforming \(current.recordCount) records")
+            current = try RecordMigration.apply(step, to: current)
+            if step.didMigrate != nil {
+                report("running the custom stage's didMigrate")
+                let store = AtomicStore(inMemory: current, type: type, schema: step.destination)
+                try step.runStage(step.didMigrate, on: store, schema: step.destination)
+                current = store.snapshot
+            }
+            report("checking the migrated records")
+            try RecordMigration.checkRequirements(step, current)
+        }
+        return current
+    }
+
+    /// Migrates the store file at `url` in place: under the store's writer lock (``FileLock``),
+    /// reads it, checks its model, migrates the records, and replaces the file atomically.
+    static func migrateFile(at url: URL, format: any AtomicStoreFormat, plan: MigrationPlan, progress: MigrationProgress?) throws(StrataError) -> MigrationReport {
+        let fileURL = try FileSync.resolvingSymlinks(url)
+        return try FileLock.withLock(of: fileURL) { () throws(StrataError) -> MigrationReport in
+            AtomicStore.removeStaleTemporaryFiles(of: fileURL)
+            let (contents, _) = try AtomicStore.load(fileURL, format: format)
+            let hash = contents.metadata.modelVersionHash
+            if hash == plan.destination.versionHash { return MigrationReport(wasAlreadyCurrent: true) }
+            guard hash == plan.storeSchema.versionHash else {
+                throw StrataError(
+                    .incompatibleModel,
+                    "the store's model changed since the migration was planned (it has hash \(hash.prefix(12))…, the plan starts from \(SchemaVersions.label(plan.storeSchema))); another process may have migrated it. Plan the migration again",
+                    file: url.path)
+            }
+            let migrated = try migrate(contents, plan: plan, type: format.type, progress: progress)
+            _ = try AtomicStore.writeAtomically(migrated, format: format, to: fileURL, exclusive: false)
+            return MigrationReport(plan: plan)
+        }
+    }
+}
+
+extension AtomicStoreFactory {
+    public func migrateStore(at url: URL, plan: MigrationPlan, options: [String: String], progress: MigrationProgress?) throws(StrataError) -> MigrationReport {
+        try AtomicStoreMigration.migrateFile(at: url, format: format, plan: plan, progress: progress)
+    }
+}

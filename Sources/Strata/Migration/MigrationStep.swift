@@ -1,0 +1,58 @@
+/// One step of a migration: from one model version to the next, inferred, or custom when a
+/// ``MigrationStage`` was given for the pair.
+///
+/// A store type carries a step out its own way (``PersistentStoreFactory/migrateStore(at:plan:options:progress:)``):
+/// 1. ``willMigrate`` (custom steps) through ``runStage(_:on:)`` with a store opened on the source model;
+/// 2. the changes of ``diff``: matched entities and properties keep their values (renamed ones
+///    under their new names), added ones get their default value or nil, removed ones are
+///    dropped, numbers are widened; a change the diff marks not inferable is carried out as the
+///    removal of the old property and the addition of the new one;
+/// 3. ``didMigrate`` (custom steps) with a store on the destination model;
+/// 4. the checks the data must pass (``checkRequirements``-style rules each store applies:
+///    required values present, to-one relationships with at most one member, uniqueness).
+public struct MigrationStep: Sendable {
+    public let source: Schema
+    public let destination: Schema
+    public let diff: SchemaDiff
+    public let willMigrate: MigrationStage.Body?
+    public let didMigrate: MigrationStage.Body?
+
+    public init(source: Schema, destination: Schema, stage: MigrationStage? = nil) {
+        self.source = source
+        self.destination = destination
+        diff = SchemaDiff(from: source, to: destination)
+        willMigrate = stage?.willMigrate
+        didMigrate = stage?.didMigrate
+    }
+
+    /// Whether app code runs in this step.
+    public var isCustom: Bool { willMigrate != nil || didMigrate != nil }
+
+    /// `Moody 1 (…) → Moody 2 (…)`.
+    public var summary: String {
+        "\(SchemaVersions.label(source)) → \(SchemaVersions.label(destination))\(isCustom ? " (custom stage)" : "")"
+    }
+
+    /// Runs a stage's closure with a new context on a coordinator whose only store is `store`
+    /// (opened on the closure's model: the source for ``willMigrate``, the destination for
+    /// ``didMigrate``), then saves what the closure left unsaved.
+    /// - Throws: the closure's error as `migrationFailed` (a ``StrataError`` it throws keeps its
+    ///   code and message, with the step named), or the save's error.
+    public func runStage(_ body: MigrationStage.Body?, on store: any PersistentStore, schema: Schema) throws(StrataError) {
+        guard let body else { return }
+        let coordinator = PersistentStoreCoordinator(schema: schema)
+        coordinator.attachOpenedStore(store)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        context.name = "migration"
+        do {
+            try body(context)
+            if context.hasChanges { try context.save() }
+        } catch let error as StrataError {
+            var located = error
+            located.message = "the custom stage \(summary) failed: \(error.message)"
+            throw located
+        } catch {
+            throw StrataError(.migrationFailed, "the custom stage \(summary) failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,166 @@
+/// The changes between two versions of a model, each naming its entity and property and saying
+/// whether a migration can infer it.
+///
+/// Elements are matched as Core Data matches them: by **identifier**, an element's
+/// `renamingIdentifier` or, without one, its name. A destination entity `Feeling` with
+/// `"renamingIdentifier": "Mood"` matches a source entity `Mood`, and keeps matching it in later
+/// versions as long as the identifier stays, so v1 → v3 matches as v1 → v2 → v3 does. Elements
+/// left unmatched by identifier are then matched by name (a later version that dropped the
+/// identifier still matches the version before it). Properties are matched the same way within
+/// each pair of matched entities, over every property an entity has, inherited ones included.
+///
+/// ```swift
+/// let diff = SchemaDiff(from: v1, to: v2)
+/// for change in diff.changes { print(change) }   // Mood.note: attribute renamed from 'text'
+/// if !diff.isInferable { … }                      // a custom stage is needed
+/// ```
+public struct SchemaDiff: Sendable {
+    public let source: Schema
+    public let destination: Schema
+    /// Every change, entity by entity in the destination model's order (removed entities last).
+    public let changes: [SchemaChange]
+    /// Destination entity name → the source entity it was matched with.
+    public let entityMatches: [String: String]
+    /// Destination entity name → (destination property name → matched source property name).
+    public let propertyMatches: [String: [String: String]]
+
+    public init(from source: Schema, to destination: Schema) {
+        self.source = source
+        self.destination = destination
+        let entities = Self.match(
+            source.entities.map { ($0.name, $0.renamingIdentifier) },
+            destination.entities.map { ($0.name, $0.renamingIdentifier) })
+        entityMatches = entities
+        var properties: [String: [String: String]] = [:]
+        for (destinationName, sourceName) in entities {
+            guard let to = destination.entity(named: destinationName), let from = source.entity(named: sourceName) else { continue }
+            properties[destinationName] = Self.match(Self.identified(from), Self.identified(to))
+        }
+        propertyMatches = properties
+        changes = SchemaChangeDetector(source: source, destination: destination, entityMatches: entities, propertyMatches: properties).changes()
+    }
+
+    /// True when the two models have the same version hash: a store of one opens with the other.
+    public var isSameVersion: Bool { source.versionHash == destination.versionHash }
+
+    /// True when a migration can infer every change (some only when the data allows, which the
+    /// migration checks: see ``SchemaChange/Inferability/dependsOnData(_:)``).
+    public var isInferable: Bool { !changes.contains { !$0.inferability.isInferable } }
+
+    /// The changes a migration cannot infer.
+    public var uninferableChanges: [SchemaChange] { changes.filter { !$0.inferability.isInferable } }
+
+    /// The source entity a destination entity was matched with; nil for an added entity.
+    public func sourceEntity(of destinationEntity: String) -> EntityDescription? {
+        entityMatches[destinationEntity].flatMap(source.entity(named:))
+    }
+
+    /// The source property a destination entity's property was matched with (by identifier,
+    /// then name); nil for an added property or an added entity.
+    public func sourceProperty(of property: String, in destinationEntity: String) -> PropertyDescription? {
+        guard let sourceName = propertyMatches[destinationEntity]?[property] else { return nil }
+        return sourceEntity(of: destinationEntity)?.property(named: sourceName)
+    }
+
+    /// The destination entity a source entity was matched with; nil for a removed entity.
+    public func destinationEntity(of sourceEntity: String) -> EntityDescription? {
+        entityMatches.first { $0.value == sourceEntity }.flatMap { destination.entity(named: $0.key) }
+    }
+
+    // MARK: - Matching
+
+    /// (name, renaming identifier) of every property of an entity, inherited ones included.
+    private static func identified(_ entity: EntityDescription) -> [(String, String?)] {
+        entity.attributes.map { ($0.name, $0.renamingIdentifier) } + entity.relationships.map { ($0.name, $0.renamingIdentifier) }
+    }
+
+    /// Destination name → source name: first by identifier (renaming identifier, else name),
+    /// then the elements left over by name. Each element is matched at most once; when two
+    /// elements of one side share an identifier, the first wins.
+    static func match(_ source: [(name: String, renaming: String?)], _ destination: [(name: String, renaming: String?)]) -> [String: String] {
+        var result: [String: String] = [:]
+        var taken: Set<String> = []
+        var sourceByIdentifier: [String: String] = [:]
+        for element in source where sourceByIdentifier[element.renaming ?? element.name] == nil {
+            sourceByIdentifier[element.renaming ?? element.name] = element.name
+        }
+        for element in destination {
+            if let match = sourceByIdentifier[element.renaming ?? element.name], !taken.contains(match) {
+                result[element.name] = match
+                taken.insert(match)
+            }
+        }
+        let sourceNames = Set(source.map(\.name))
+        for element in destination where result[element.name] == nil {
+            if sourceNames.contains(element.name), !taken.contains(element.name) {
+                result[element.name] = element.name
+                taken.insert(element.name)
+            }
+        }
+        return result
+    }
+}
+
+/// One difference between two model versions.
+public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        case entityAdded, entityRemoved, entityRenamed
+        case parentChanged, abstractChanged
+        case attributeAdded, attributeRemoved, attributeRenamed
+        case relationshipAdded, relationshipRemoved, relationshipRenamed
+        /// An attribute became a relationship or the other way round.
+        case propertyKindChanged
+        case typeChanged, optionalityChanged, defaultValueChanged, transientChanged
+        case externalStorageChanged, transformerChanged
+        case cardinalityChanged, orderedChanged, inverseChanged, deleteRuleChanged, destinationChanged
+        case indexesChanged, uniquenessChanged, validationChanged
+        case versionHashModifierChanged
+    }
+
+    /// Whether a migration can infer the change.
+    public enum Inferability: Sendable, Hashable {
+        case inferable
+        /// Inferable when the data allows it, which the migration checks, refusing with the
+        /// objects that stand in the way (say: objects with no value for an attribute that
+        /// becomes required without a default). The text says what is checked.
+        case dependsOnData(String)
+        /// Needs a custom stage; the text says why.
+        case notInferable(String)
+
+        public var isInferable: Bool {
+            if case .notInferable = self { return false }
+            return true
+        }
+    }
+
+    public var kind: Kind
+    /// The entity, by its destination name (its source name when it was removed).
+    public var entity: String
+    /// The property, by its destination name (its source name when it was removed); nil for a
+    /// change of the entity itself.
+    public var property: String?
+    /// What changed, for people: "int16 → string", "renamed from 'text'".
+    public var detail: String
+    public var inferability: Inferability
+
+    public init(kind: Kind, entity: String, property: String? = nil, detail: String, inferability: Inferability = .inferable) {
+        self.kind = kind
+        self.entity = entity
+        self.property = property
+        self.detail = detail
+        self.inferability = inferability
+    }
+
+    /// `Entity.property` or `Entity`.
+    public var path: String { property.map { "\(entity).\($0)" } ?? entity }
+
+    public var description: String {
+        var text = "\(path): \(detail)"
+        switch inferability {
+        case .inferable: break
+        case .dependsOnData(let condition): text += " (inferable when \(condition))"
+        case .notInferable(let reason): text += " (not inferable: \(reason))"
+        }
+        return text
+    }
+}
