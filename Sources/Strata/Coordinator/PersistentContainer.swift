@@ -1,4 +1,5 @@
 public import Foundation
+internal import Logging
 
 /// A whole stack in one object: the model, a coordinator with its stores, a main-actor
 /// `viewContext`, and background contexts.
@@ -25,9 +26,47 @@ public final class PersistentContainer: Sendable {
     ///   - stores: where objects are kept; one in-memory store by default.
     ///   - storeTypes: the store types that may be opened (store modules provide factories).
     ///   - classes: `ManagedObject` subclasses bound to entities.
-    public init(
+    ///   - onModelMismatch: what to do with a store written with another model: refuse it
+    ///     (`incompatibleModel`, the default), or, in development only, erase it.
+    public convenience init(
         schema: Schema, stores: [StoreDescription] = [.inMemory()],
-        storeTypes: StoreTypeRegistry = StoreTypeRegistry(), classes: [ManagedObject.Type] = []
+        storeTypes: StoreTypeRegistry = StoreTypeRegistry(), classes: [ManagedObject.Type] = [],
+        onModelMismatch: ModelMismatchPolicy = .refuse
+    ) throws(StrataError) {
+        try self.init(
+            schema: schema, versions: nil, stages: [], stores: stores, storeTypes: storeTypes, classes: classes,
+            onModelMismatch: onModelMismatch, progress: nil)
+    }
+
+    /// Builds a stack on the current version of a versioned model, migrating every store written
+    /// with an earlier version when it is opened — Core Data's
+    /// `shouldMigrateStoreAutomatically` with `shouldInferMappingModelAutomatically`.
+    ///
+    /// A store's version is found by the model hash stored in it; the migration walks from there
+    /// through every later version (``MigrationPlan``), inferred, or with the custom stage given
+    /// for a pair of versions. A store whose model is none of the versions is migrated in one
+    /// inferred step from the model it keeps, unless that would remove entities or properties
+    /// (the store may come from a newer version of the app): then opening fails and the store is
+    /// untouched. A migration that is refused or fails leaves the store as it was and throws.
+    /// - Parameters:
+    ///   - versions: every version of the model, oldest first; the last is the one the stack uses.
+    ///   - stages: custom stages between adjacent versions.
+    ///   - onModelMismatch: `.migrate` (the default), or `.refuse`/`.eraseStore`.
+    ///   - progress: receives the migrations' progress.
+    public convenience init(
+        versions: SchemaVersions, stages: [MigrationStage] = [], stores: [StoreDescription] = [.inMemory()],
+        storeTypes: StoreTypeRegistry = StoreTypeRegistry(), classes: [ManagedObject.Type] = [],
+        onModelMismatch: ModelMismatchPolicy = .migrate, progress: MigrationProgress? = nil
+    ) throws(StrataError) {
+        try self.init(
+            schema: versions.current, versions: versions, stages: stages, stores: stores, storeTypes: storeTypes,
+            classes: classes, onModelMismatch: onModelMismatch, progress: progress)
+    }
+
+    private init(
+        schema: Schema, versions: SchemaVersions?, stages: [MigrationStage], stores: [StoreDescription],
+        storeTypes: StoreTypeRegistry, classes: [ManagedObject.Type], onModelMismatch: ModelMismatchPolicy,
+        progress: MigrationProgress?
     ) throws(StrataError) {
         coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: storeTypes, classes: classes)
         storeDescriptions = stores
@@ -39,6 +78,9 @@ public final class PersistentContainer: Sendable {
                 } catch {
                     throw StrataError(.storeIO, "cannot create the folder '\(directory.path)' for store '\(url.path)': \(error.localizedDescription)")
                 }
+                try Self.prepare(
+                    description, at: url, versions: versions ?? SchemaVersions(schema: schema), stages: stages,
+                    storeTypes: storeTypes, policy: onModelMismatch, progress: progress, logger: coordinator.logger)
             }
             try coordinator.addStore(description)
         }
@@ -46,19 +88,56 @@ public final class PersistentContainer: Sendable {
 
     /// Builds a stack from a configuration file (`strata.json`), so one app runs on any backend
     /// without a code change. `STRATA_STORE` in `environment` overrides the file's stores; see
-    /// ``StrataConfiguration``.
+    /// ``StrataConfiguration``. When the file lists earlier model `versions`, stores written with
+    /// them are migrated at open, with `stages` for the pairs that need code.
     public convenience init(
         configurationFile url: URL, storeTypes: StoreTypeRegistry = StoreTypeRegistry(),
-        classes: [ManagedObject.Type] = [], environment: [String: String] = ProcessInfo.processInfo.environment
+        classes: [ManagedObject.Type] = [], stages: [MigrationStage] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment, progress: MigrationProgress? = nil
     ) throws(StrataError) {
         let configuration = try StrataConfiguration(contentsOf: url, environment: environment)
-        let schema: Schema
-        do {
-            schema = try Schema(contentsOf: configuration.schemaURL)
-        } catch {
-            throw StrataError(.invalidConfiguration, "\(url.relativePath): the schema '\(configuration.schemaURL.relativePath)' does not load:\n\(error)")
+        var schemas: [Schema] = []
+        for schemaURL in configuration.versionURLs + [configuration.schemaURL] {
+            do {
+                schemas.append(try Schema(contentsOf: schemaURL))
+            } catch {
+                throw StrataError(.invalidConfiguration, "\(url.relativePath): the schema '\(schemaURL.relativePath)' does not load:\n\(error)")
+            }
         }
-        try self.init(schema: schema, stores: configuration.stores, storeTypes: storeTypes, classes: classes)
+        let policy: ModelMismatchPolicy = configuration.erasesStoreOnModelMismatch ? .eraseStore : (schemas.count > 1 || !stages.isEmpty ? .migrate : .refuse)
+        try self.init(
+            schema: schemas[schemas.count - 1], versions: try SchemaVersions(schemas), stages: stages, stores: configuration.stores,
+            storeTypes: storeTypes, classes: classes, onModelMismatch: policy, progress: progress)
+    }
+
+    /// Migrates or erases the store file at `url` when it was written with another model.
+    private static func prepare(
+        _ description: StoreDescription, at url: URL, versions: SchemaVersions, stages: [MigrationStage],
+        storeTypes: StoreTypeRegistry, policy: ModelMismatchPolicy, progress: MigrationProgress?, logger: Logger
+    ) throws(StrataError) {
+        guard policy != .refuse, FileManager.default.fileExists(atPath: url.path) else { return }
+        let factory = try storeTypes.factory(for: description.type)
+        let metadata = try factory.metadata(at: url)
+        guard metadata.modelVersionHash != versions.current.versionHash else { return }
+        switch policy {
+        case .refuse:
+            return
+        case .migrate:
+            let report = try StoreMigrator(storeTypes: storeTypes).migrateStore(
+                at: url, type: description.type, versions: versions, stages: stages, options: description.options, progress: progress)
+            logger.info("migrated store", metadata: ["url": "\(url.path)", "steps": "\(report.steps.map(\.summary))"])
+        case .eraseStore:
+            logger.warning("erasing a store written with another model (eraseStore, a development option)", metadata: ["url": "\(url.path)", "storeModel": "\(metadata.modelName) \(metadata.modelVersionHash.prefix(12))"])
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                let path = url.path + suffix
+                guard FileManager.default.fileExists(atPath: path) else { continue }
+                do {
+                    try FileManager.default.removeItem(atPath: path)
+                } catch {
+                    throw StrataError(.storeIO, "cannot erase the store written with another model: \(error.localizedDescription)", file: path)
+                }
+            }
+        }
     }
 
     /// The context of the main actor, for UI; made on first use.
@@ -89,4 +168,18 @@ public final class PersistentContainer: Sendable {
             return try body(context)
         }.value
     }
+}
+
+/// What a container does with a store written with another model than its own.
+public enum ModelMismatchPolicy: Sendable, Hashable {
+    /// Opening fails with `incompatibleModel`, naming the entities that differ; the store is
+    /// untouched.
+    case refuse
+    /// The store is migrated to the container's model (given its versions) and then opened.
+    case migrate
+    /// **For development only.** The store file is deleted (with its `-wal`, `-shm` and
+    /// `-journal`) and a new, empty one is created: every object in it is lost. Like GRDB's
+    /// `eraseDatabaseOnSchemaChange`, for the days when a model changes by the hour; never
+    /// ship it. Other processes must not have the store open.
+    case eraseStore
 }

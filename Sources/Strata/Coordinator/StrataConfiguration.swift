@@ -5,24 +5,36 @@ public import Foundation
 ///
 /// ```json
 /// {
-///   "schema": "Schemas/TodoList.json",
+///   "schema": "Schemas/Moody-v3.json",
+///   "versions": ["Schemas/Moody-v1.json", "Schemas/Moody-v2.json"],
 ///   "stores": [ { "type": "sqlite", "path": "Data/app.sqlite", "options": {} } ]
 /// }
 /// ```
-/// Paths are relative to the file's folder. Store keys: `type` (`memory`, `sqlite`, `xml`,
+/// Paths are relative to the file's folder. `versions` (optional) lists the model's earlier
+/// versions, oldest first: a store written with one of them is migrated to `schema` when the
+/// container opens it (``PersistentContainer/init(configurationFile:storeTypes:classes:stages:environment:progress:)``).
+/// `eraseStoreOnModelMismatch` (optional, `false` by default; development only) deletes a store
+/// written with another model instead, and starts an empty one. Store keys: `type` (`memory`, `sqlite`, `xml`,
 /// `binary`, or another registered type), `path` (not for `memory`), `configuration` (a
 /// configuration of the model), `options` (strings). The environment variable `STRATA_STORE`
 /// replaces every store with one: `memory`, or `TYPE:PATH` such as `sqlite:Data/app.sqlite`
 /// (a relative path is relative to the current directory).
 public struct StrataConfiguration: Sendable, Hashable {
     public static let environmentVariable = "STRATA_STORE"
+    private static let keys = ["schema", "versions", "stores", "eraseStoreOnModelMismatch"]
 
     public var schemaURL: URL
+    /// The model's earlier versions, oldest first.
+    public var versionURLs: [URL]
     public var stores: [StoreDescription]
+    /// Whether a store written with another model is deleted and started anew (development only).
+    public var erasesStoreOnModelMismatch: Bool
 
-    public init(schemaURL: URL, stores: [StoreDescription]) {
+    public init(schemaURL: URL, versionURLs: [URL] = [], stores: [StoreDescription], erasesStoreOnModelMismatch: Bool = false) {
         self.schemaURL = schemaURL
+        self.versionURLs = versionURLs
         self.stores = stores
+        self.erasesStoreOnModelMismatch = erasesStoreOnModelMismatch
     }
 
     /// Reads a configuration file, applying `STRATA_STORE` from `environment`.
@@ -47,24 +59,37 @@ public struct StrataConfiguration: Sendable, Hashable {
         }
         guard let members = root.value.objectMembers else { throw fail("expected a JSON object with 'schema' and 'stores'", root) }
         var schemaPath: String?
+        var versionPaths: [String] = []
+        var erases = false
         var stores: [StoreDescription] = []
         for member in members {
             switch member.key {
             case "schema":
                 guard let path = member.value.value.stringValue else { throw fail("'schema' must be a path string", member.value) }
                 schemaPath = path
+            case "versions":
+                guard let elements = member.value.value.arrayElements else { throw fail("'versions' must be an array of model file paths, oldest first", member.value) }
+                for element in elements {
+                    guard let path = element.value.stringValue, !path.isEmpty else { throw fail("each of 'versions' must be the path of a model file", element) }
+                    versionPaths.append(path)
+                }
+            case "eraseStoreOnModelMismatch":
+                guard let flag = member.value.value.boolValue else { throw fail("'eraseStoreOnModelMismatch' must be true or false", member.value) }
+                erases = flag
             case "stores":
                 guard let elements = member.value.value.arrayElements else { throw fail("'stores' must be an array of stores", member.value) }
                 for element in elements { stores.append(try Self.store(element, base: base, file: file, fail: fail)) }
             default:
                 throw StrataError(
                     .invalidConfiguration,
-                    "unknown key '\(member.key)'\(Suggestion.didYouMean(member.key, in: ["schema", "stores"])); a configuration has 'schema' and 'stores'",
+                    "unknown key '\(member.key)'\(Suggestion.didYouMean(member.key, in: Self.keys)); a configuration has \(Self.keys.map { "'\($0)'" }.joined(separator: ", "))",
                     file: file, location: member.keyLocation)
             }
         }
         guard let schemaPath else { throw fail("the configuration needs 'schema': the path of the model file", root) }
         schemaURL = Self.resolve(schemaPath, against: base)
+        versionURLs = versionPaths.map { Self.resolve($0, against: base) }
+        erasesStoreOnModelMismatch = erases
         if let override = environment[Self.environmentVariable], !override.isEmpty {
             stores = [try Self.store(fromEnvironment: override)]
         }

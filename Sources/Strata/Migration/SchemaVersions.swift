@@ -25,6 +25,11 @@ public struct SchemaVersions: Sendable {
         self.schemas = schemas
     }
 
+    /// One version: a model with no earlier versions.
+    public init(schema: Schema) {
+        schemas = [schema]
+    }
+
     /// Loads every model file, oldest first.
     /// - Throws: `invalidConfiguration` naming the file that does not load.
     public init(contentsOf urls: [URL]) throws(StrataError) {
