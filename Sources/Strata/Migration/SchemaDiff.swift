@@ -17,7 +17,15 @@
 public struct SchemaDiff: Sendable {
     public let source: Schema
     public let destination: Schema
-    /// Every change, entity by entity in the destination model's order (removed entities last).
+    /// Every change, entity by entity in the destination model's order (removed entities last),
+    /// then a change of the model's own `versionHashModifier`. Within an entity: the entity's
+    /// own changes, its properties' changes in the order of its properties (removed ones after
+    /// them), then its indexes and uniqueness constraints.
+    ///
+    /// A change of an inherited property is reported once, on the entity that declares it, not
+    /// again on every subentity that inherits it (see ``SchemaChangeDetector``): to carry a
+    /// change out for every entity, work from ``propertyMatches``, which cover inherited
+    /// properties.
     public let changes: [SchemaChange]
     /// Destination entity name → the source entity it was matched with.
     public let entityMatches: [String: String]
@@ -75,8 +83,14 @@ public struct SchemaDiff: Sendable {
     }
 
     /// Destination name → source name: first by identifier (renaming identifier, else name),
-    /// then the elements left over by name. Each element is matched at most once; when two
-    /// elements of one side share an identifier, the first wins.
+    /// then the elements left over by name, then a destination element left over whose renaming
+    /// identifier is the name of a source element left over. Each element is matched at most
+    /// once; when two elements of one side share an identifier, the first wins.
+    ///
+    /// The last rule is what Core Data's documentation tells people to write — "set the renaming
+    /// identifier to the name in the source model" — for an element renamed twice: v2 `note`
+    /// (identifier `text`) → v3 `memo` (identifier `note`). By identifier alone `text` ≠ `note`,
+    /// and the values would be dropped and `memo` added empty.
     static func match(_ source: [(name: String, renaming: String?)], _ destination: [(name: String, renaming: String?)]) -> [String: String] {
         var result: [String: String] = [:]
         var taken: Set<String> = []
@@ -95,6 +109,12 @@ public struct SchemaDiff: Sendable {
             if sourceNames.contains(element.name), !taken.contains(element.name) {
                 result[element.name] = element.name
                 taken.insert(element.name)
+            }
+        }
+        for element in destination where result[element.name] == nil {
+            if let renaming = element.renaming, sourceNames.contains(renaming), !taken.contains(renaming) {
+                result[element.name] = renaming
+                taken.insert(renaming)
             }
         }
         return result
@@ -131,10 +151,28 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
             if case .notInferable = self { return false }
             return true
         }
+
+        /// `inferable`, `dependsOnData` or `notInferable`: the case's name, as JSON output spells it.
+        public var name: String {
+            switch self {
+            case .inferable: "inferable"
+            case .dependsOnData: "dependsOnData"
+            case .notInferable: "notInferable"
+            }
+        }
+
+        /// The condition of `dependsOnData` or the reason of `notInferable`; nil for `inferable`.
+        public var explanation: String? {
+            switch self {
+            case .inferable: nil
+            case .dependsOnData(let text), .notInferable(let text): text
+            }
+        }
     }
 
     public var kind: Kind
-    /// The entity, by its destination name (its source name when it was removed).
+    /// The entity, by its destination name (its source name when it was removed); empty for a
+    /// change of the model itself (its `versionHashModifier`).
     public var entity: String
     /// The property, by its destination name (its source name when it was removed); nil for a
     /// change of the entity itself.
@@ -151,16 +189,21 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
         self.inferability = inferability
     }
 
-    /// `Entity.property` or `Entity`.
-    public var path: String { property.map { "\(entity).\($0)" } ?? entity }
+    /// `Entity.property`, `Entity`, or `model` for a change of the model itself (no entity name
+    /// starts with a lower-case letter, so it cannot be taken for one).
+    public var path: String {
+        guard !entity.isEmpty else { return "model" }
+        return property.map { "\(entity).\($0)" } ?? entity
+    }
 
+    /// One line: `Mood.level: type int16 → string  [not inferable: …]`, or with
+    /// `  [needs data check: every Mood.date has a value]`; nothing after the detail when the
+    /// change is inferable.
     public var description: String {
-        var text = "\(path): \(detail)"
         switch inferability {
-        case .inferable: break
-        case .dependsOnData(let condition): text += " (inferable when \(condition))"
-        case .notInferable(let reason): text += " (not inferable: \(reason))"
+        case .inferable: "\(path): \(detail)"
+        case .dependsOnData(let condition): "\(path): \(detail)  [needs data check: \(condition)]"
+        case .notInferable(let reason): "\(path): \(detail)  [not inferable: \(reason)]"
         }
-        return text
     }
 }
