@@ -36,13 +36,22 @@ struct SchemaChangeDetector {
 
     func changes() -> [SchemaChange] {
         var result: [SchemaChange] = []
+        var propertyChangesByEntity: [String: [SchemaChange]] = [:]
+        func cachedPropertyChanges(of entity: EntityDescription) -> [SchemaChange] {
+            if let known = propertyChangesByEntity[entity.name] { return known }
+            let changes = entityMatches[entity.name].flatMap(source.entity(named:)).map { propertyChanges($0, entity) } ?? []
+            propertyChangesByEntity[entity.name] = changes
+            return changes
+        }
         for entity in destination.entities {
             guard let old = entityMatches[entity.name].flatMap(source.entity(named:)) else {
                 result.append(SchemaChange(kind: .entityAdded, entity: entity.name, detail: "entity added"))
                 continue
             }
             result += entityChanges(old, entity)
-            result += propertyChanges(old, entity).filter { !isReportedByParent($0, of: entity) }
+            // Not again when the parent reports the same change of the same property.
+            let parentChanges = Set((entity.parentName.flatMap(destination.entity(named:)).map(cachedPropertyChanges(of:)) ?? []).map(InheritedChange.init))
+            result += cachedPropertyChanges(of: entity).filter { !parentChanges.contains(InheritedChange($0)) }
             result += indexChanges(old, entity)
             result += uniquenessChanges(old, entity)
         }
@@ -57,14 +66,19 @@ struct SchemaChangeDetector {
         return result
     }
 
-    /// True when the entity's parent in the destination model reports the same change of the
-    /// same property (see the type's documentation).
-    private func isReportedByParent(_ change: SchemaChange, of entity: EntityDescription) -> Bool {
-        guard let parentName = entity.parentName, let parent = destination.entity(named: parentName),
-              let parentSource = entityMatches[parentName].flatMap(source.entity(named:)) else { return false }
-        return propertyChanges(parentSource, parent).contains {
-            $0.kind == change.kind && $0.property == change.property && $0.detail == change.detail
-                && $0.inferability.name == change.inferability.name
+    /// What makes a property's change on an entity the same as on its parent: all but the
+    /// entity, and the text of the condition or reason (which names the entity).
+    private struct InheritedChange: Hashable {
+        var kind: SchemaChange.Kind
+        var property: String?
+        var detail: String
+        var inferability: String
+
+        init(_ change: SchemaChange) {
+            kind = change.kind
+            property = change.property
+            detail = change.detail
+            inferability = change.inferability.name
         }
     }
 
