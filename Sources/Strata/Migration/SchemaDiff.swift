@@ -15,7 +15,9 @@
 /// if !diff.isInferable { … }                      // a custom stage is needed
 /// ```
 public struct SchemaDiff: Sendable {
+    /// The earlier model.
     public let source: Schema
+    /// The later model.
     public let destination: Schema
     /// Every change, entity by entity in the destination model's order (removed entities last),
     /// then a change of the model's own `versionHashModifier`. Within an entity: the entity's
@@ -32,6 +34,7 @@ public struct SchemaDiff: Sendable {
     /// Destination entity name → (destination property name → matched source property name).
     public let propertyMatches: [String: [String: String]]
 
+    /// Matches the two models' elements and finds every change.
     public init(from source: Schema, to destination: Schema) {
         self.source = source
         self.destination = destination
@@ -123,22 +126,71 @@ public struct SchemaDiff: Sendable {
 
 /// One difference between two model versions.
 public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
+    /// What changed. The ``SchemaChange/detail`` texts below are examples.
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
-        case entityAdded, entityRemoved, entityRenamed
-        case parentChanged, abstractChanged
-        case attributeAdded, attributeRemoved, attributeRenamed
-        case relationshipAdded, relationshipRemoved, relationshipRenamed
-        /// An attribute became a relationship or the other way round.
+        /// `entity added`.
+        case entityAdded
+        /// `entity removed` (the entity by its source name).
+        case entityRemoved
+        /// `entity renamed from 'Mood'` (matched by renaming identifier).
+        case entityRenamed
+        /// `parent 'Region' added`, `parent 'Region' removed`, `parent 'A' → 'B'`; a parent that
+        /// was only renamed is no change.
+        case parentChanged
+        /// `became abstract`, `no longer abstract`.
+        case abstractChanged
+        /// `attribute added (date, required, no default)`.
+        case attributeAdded
+        /// `attribute removed`.
+        case attributeRemoved
+        /// `attribute renamed from 'text'`.
+        case attributeRenamed
+        /// `relationship added (to-many Tag)`.
+        case relationshipAdded
+        /// `relationship removed`.
+        case relationshipRemoved
+        /// `relationship renamed from 'tags'`.
+        case relationshipRenamed
+        /// An attribute became a relationship or the other way round: `attribute → relationship`.
         case propertyKindChanged
-        case typeChanged, optionalityChanged, defaultValueChanged, transientChanged
-        case externalStorageChanged, transformerChanged
-        case cardinalityChanged, orderedChanged, inverseChanged, deleteRuleChanged, destinationChanged
-        case indexesChanged, uniquenessChanged, validationChanged
+        /// `type int16 → int32`.
+        case typeChanged
+        /// `optional → required`, `required → optional` (attributes and to-one relationships).
+        case optionalityChanged
+        /// `default 0 → 5`, values as the data format writes them.
+        case defaultValueChanged
+        /// `became transient (the stored values are dropped)`, `became stored (values start as nil)`.
+        case transientChanged
+        /// `external storage allowed`, `external storage no longer allowed`.
+        case externalStorageChanged
+        /// `transformer 'A' → 'B' (the stored data is kept as written)`.
+        case transformerChanged
+        /// `to-one → to-many`, `to-many → to-one`.
+        case cardinalityChanged
+        /// `unordered → ordered` (a to-many that stays to-many).
+        case orderedChanged
+        /// `inverse 'owner' → 'keeper'`, compared through renames.
+        case inverseChanged
+        /// `delete rule nullify → cascade`.
+        case deleteRuleChanged
+        /// `destination 'Pet' → 'Animal'`, compared through renames.
+        case destinationChanged
+        /// An attribute's `indexed` flag (`now indexed`), or an entity's index added, removed,
+        /// renamed or with other elements (`index 'byDate' (date) → (date descending)`).
+        case indexesChanged
+        /// `uniqueness constraint (code, name) added` or `removed`, compared through renames.
+        case uniquenessChanged
+        /// An attribute's `min 0 → none, regex none → "^[a-z]+$"`, a relationship's
+        /// `minCount none → 1`. Existing values are not checked against new rules (as in
+        /// Core Data): a save of an object that breaks one fails.
+        case validationChanged
+        /// `versionHashModifier none → '2'` of a property, an entity or the model.
         case versionHashModifierChanged
     }
 
     /// Whether a migration can infer the change.
     public enum Inferability: Sendable, Hashable {
+        /// A migration carries it out whatever the data.
         case inferable
         /// Inferable when the data allows it, which the migration checks, refusing with the
         /// objects that stand in the way (say: objects with no value for an attribute that
@@ -147,6 +199,7 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
         /// Needs a custom stage; the text says why.
         case notInferable(String)
 
+        /// False only for `notInferable`.
         public var isInferable: Bool {
             if case .notInferable = self { return false }
             return true
@@ -170,6 +223,7 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What changed.
     public var kind: Kind
     /// The entity, by its destination name (its source name when it was removed); empty for a
     /// change of the model itself (its `versionHashModifier`).
@@ -179,8 +233,10 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
     public var property: String?
     /// What changed, for people: "int16 → string", "renamed from 'text'".
     public var detail: String
+    /// Whether a migration can infer the change, and if not why.
     public var inferability: Inferability
 
+    /// A change, for comparing with the changes of a diff.
     public init(kind: Kind, entity: String, property: String? = nil, detail: String, inferability: Inferability = .inferable) {
         self.kind = kind
         self.entity = entity
