@@ -12,9 +12,9 @@ struct DiffCommand: ParsableCommand {
             Example: strata diff Moody-v1.json Moody-v2.json
             Entities and properties are matched as Core Data matches them: by renaming \
             identifier (an element's renamingIdentifier, or its name without one), then by name.
-            Text output has one line per change, `Entity.property: what changed`, followed by \
-            `  [not inferable: why]` when a migration needs a custom stage, or by \
-            `  [needs data check: condition]` when a migration infers it only if the stored data \
+            Text output has one line per change, `Entity.property: what changed`, ending in \
+            `[not inferable: why]` when a migration needs a custom stage, or in \
+            `[needs data check: condition]` when a migration infers it only if the stored data \
             allows (it checks, and refuses naming the objects otherwise); then a summary line. \
             A change of an inherited property is listed once, on the entity that declares it. \
             --format json prints an object {"source", "destination" (each with name, version, \
