@@ -37,9 +37,10 @@ extension SchemaChangeDetector {
         return changes
     }
 
-    /// An added property: inferable, unless it needs a value that no object has yet (required
-    /// without a default, or a to-many with a minimum count): then the entity must have no
-    /// objects, as Core Data requires.
+    /// An added property: inferable, unless it needs a value that no object has yet (a
+    /// required attribute without a default, a required to-one): then the entity must have no
+    /// objects, as Core Data requires. A to-many's `minCount` is a validation rule, which a
+    /// migration does not check (as for ``SchemaChange/Kind/validationChanged``).
     private func added(_ property: PropertyDescription, in entity: EntityDescription) -> SchemaChange {
         let noObjects = SchemaChange.Inferability.dependsOnData("no \(entity.name) objects exist")
         switch property {
@@ -57,7 +58,7 @@ extension SchemaChangeDetector {
             var facts = [Self.cardinality(relationship) + " " + relationship.destination]
             if !relationship.isToMany { facts.append(relationship.isOptional ? "optional" : "required") }
             if relationship.minCount > 0 { facts.append("minCount \(relationship.minCount)") }
-            let needsValue = relationship.isToMany ? relationship.minCount > 0 : !relationship.isOptional
+            let needsValue = !relationship.isToMany && !relationship.isOptional
             return SchemaChange(
                 kind: .relationshipAdded, entity: entity.name, property: relationship.name,
                 detail: "relationship added (\(facts.joined(separator: ", ")))", inferability: needsValue ? noObjects : .inferable)

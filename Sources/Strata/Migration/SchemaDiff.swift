@@ -135,9 +135,13 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
         /// `entity renamed from 'Mood'` (matched by renaming identifier).
         case entityRenamed
         /// `parent 'Region' added`, `parent 'Region' removed`, `parent 'A' → 'B'`; a parent that
-        /// was only renamed is no change.
+        /// was only renamed is no change. Inferable: objects keep their entity and the values of
+        /// the properties they keep (those that come or go with the parent are reported as
+        /// added or removed); depends on the data when the new ancestors have uniqueness
+        /// constraints, which then cover this entity's objects too.
         case parentChanged
-        /// `became abstract`, `no longer abstract`.
+        /// `became abstract` (depends on the data: no object may have the entity itself),
+        /// `no longer abstract`.
         case abstractChanged
         /// `attribute added (date, required, no default)`.
         case attributeAdded
@@ -153,7 +157,10 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
         case relationshipRenamed
         /// An attribute became a relationship or the other way round: `attribute → relationship`.
         case propertyKindChanged
-        /// `type int16 → int32`.
+        /// `type int16 → int32`. Only widening is inferred: int16 → int32 → int64 and
+        /// float → double. Every other change is not, `binary` ↔ `transformable` included: plain
+        /// data is not the data of a value transformer, and a transformer's data is not the value
+        /// the app stored; a custom stage converts them explicitly.
         case typeChanged
         /// `optional → required`, `required → optional` (attributes and to-one relationships).
         case optionalityChanged
@@ -163,7 +170,9 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
         case transientChanged
         /// `external storage allowed`, `external storage no longer allowed`.
         case externalStorageChanged
-        /// `transformer 'A' → 'B' (the stored data is kept as written)`.
+        /// `transformer 'A' → 'B' (the stored data is kept as written)`: inferable; the new
+        /// transformer must read what the old one wrote (the version hash does not cover the
+        /// transformer's name, so no migration runs for this change alone).
         case transformerChanged
         /// `to-one → to-many`, `to-many → to-one`.
         case cardinalityChanged
@@ -173,7 +182,10 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
         case inverseChanged
         /// `delete rule nullify → cascade`.
         case deleteRuleChanged
-        /// `destination 'Pet' → 'Animal'`, compared through renames.
+        /// `destination 'Pet' → 'Animal'`, compared through renames (a renamed destination is
+        /// no change). A superentity of the old destination: inferable (every object it refers
+        /// to is one). A subentity: depends on the data (every object it refers to must be
+        /// one). Any other entity, or an old destination that was removed: not inferable.
         case destinationChanged
         /// An attribute's `indexed` flag (`now indexed`), or an entity's index added, removed,
         /// renamed or with other elements (`index 'byDate' (date) → (date descending)`).

@@ -210,9 +210,7 @@ struct SchemaDiffTests {
             SchemaChange(
                 kind: .relationshipAdded, entity: "Owner", property: "vet", detail: "relationship added (to-one Pet, required)",
                 inferability: .dependsOnData("no Owner objects exist")),
-            SchemaChange(
-                kind: .relationshipAdded, entity: "Owner", property: "friends", detail: "relationship added (ordered to-many Pet, minCount 1)",
-                inferability: .dependsOnData("no Owner objects exist")),
+            SchemaChange(kind: .relationshipAdded, entity: "Owner", property: "friends", detail: "relationship added (ordered to-many Pet, minCount 1)"),
             SchemaChange(kind: .relationshipRemoved, entity: "Owner", property: "old", detail: "relationship removed"),
         ])
     }
