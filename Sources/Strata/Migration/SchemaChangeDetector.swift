@@ -115,15 +115,18 @@ struct SchemaChangeDetector {
     /// entity joins a hierarchy whose entities have uniqueness constraints, its objects must not
     /// break them.
     private func parentChange(_ old: EntityDescription, _ new: EntityDescription) -> (detail: String, inferability: SchemaChange.Inferability)? {
-        let oldParent = old.parentName
-        let mappedOldParent = oldParent.flatMap { destinationNames[$0] }
-        if oldParent == nil && new.parentName == nil { return nil }
-        if let mappedOldParent, mappedOldParent == new.parentName { return nil }
-        let detail = switch (oldParent, new.parentName) {
-        case (nil, let added?): "parent '\(added)' added"
-        case (let removed?, nil): "parent '\(removed)' removed"
-        case (let from?, let to?): "parent '\(from)' → '\(to)'"
-        case (nil, nil): ""
+        let detail: String
+        switch (old.parentName, new.parentName) {
+        case (nil, nil):
+            return nil
+        case (let from?, let to?) where destinationNames[from] == to:
+            return nil
+        case (nil, let added?):
+            detail = "parent '\(added)' added"
+        case (let removed?, nil):
+            detail = "parent '\(removed)' removed"
+        case (let from?, let to?):
+            detail = "parent '\(from)' → '\(to)'"
         }
         // The new ancestors' constraints now cover this entity's objects.
         let oldAncestors = Set(old.ancestorNames)
