@@ -47,36 +47,15 @@ struct ValidateCommand: ParsableCommand {
         var invalid = false
 
         for file in files {
-            let result: SchemaLoadResult
-            do {
-                result = try Schema.load(contentsOf: URL(fileURLWithPath: file))
-            } catch {
+            let check = Self.check(file, warningsAsErrors: warningsAsErrors)
+            diagnostics += check.diagnostics
+            summaries.append(check.summary)
+            if check.isUnreadable {
                 unreadable = true
-                diagnostics.append(Diagnostic(
-                    severity: .error, code: error.code.rawValue,
-                    message: "cannot read the file: \(error.reason ?? "unknown error")", path: "", file: file))
-                summaries.append("\(file): unreadable")
-                continue
-            }
-            var fileDiagnostics = result.diagnostics
-            if let schema = result.schema, result.diagnostics.errors.isEmpty {
-                fileDiagnostics += Self.storeWarnings(schema, file: file)
-            }
-            if warningsAsErrors {
-                for index in fileDiagnostics.indices where fileDiagnostics[index].severity == .warning {
-                    fileDiagnostics[index].severity = .error
-                    fileDiagnostics[index].message += " [--warnings-as-errors]"
-                }
-            }
-            diagnostics += fileDiagnostics
-            let errorCount = fileDiagnostics.errors.count
-            let warningCount = fileDiagnostics.warnings.count
-            if errorCount > 0 || result.schema == nil {
-                invalid = true
-                summaries.append("\(file): invalid, \(count(errorCount, "error"))\(warningCount > 0 ? ", \(count(warningCount, "warning"))" : "")")
-            } else if let schema = result.schema {
+            } else if let schema = check.schema {
                 models.append((file, schema))
-                summaries.append("\(file): valid, model \(schema.name), \(count(schema.entities.count, "entity", "entities")), \(count(warningCount, "warning"))")
+            } else {
+                invalid = true
             }
         }
 
@@ -125,6 +104,51 @@ struct ValidateCommand: ParsableCommand {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// What checking one model file found: its diagnostics and summary line as `strata
+    /// validate` prints them, and the model when the file is valid.
+    struct FileCheck {
+        var diagnostics: [Diagnostic]
+        var summary: String
+        /// The model; nil when the file is unreadable or has errors.
+        var schema: Schema?
+        var isUnreadable = false
+    }
+
+    /// Loads and checks one model file the way `strata validate` does (for every command that
+    /// reads model files and reports their problems).
+    static func check(_ file: String, warningsAsErrors: Bool = false) -> FileCheck {
+        let result: SchemaLoadResult
+        do {
+            result = try Schema.load(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            let diagnostic = Diagnostic(
+                severity: .error, code: error.code.rawValue,
+                message: "cannot read the file: \(error.reason ?? "unknown error")", path: "", file: file)
+            return FileCheck(diagnostics: [diagnostic], summary: "\(file): unreadable", isUnreadable: true)
+        }
+        var diagnostics = result.diagnostics
+        if let schema = result.schema, result.diagnostics.errors.isEmpty {
+            diagnostics += storeWarnings(schema, file: file)
+        }
+        if warningsAsErrors {
+            for index in diagnostics.indices where diagnostics[index].severity == .warning {
+                diagnostics[index].severity = .error
+                diagnostics[index].message += " [--warnings-as-errors]"
+            }
+        }
+        let errorCount = diagnostics.errors.count
+        let warningCount = diagnostics.warnings.count
+        guard errorCount == 0, let schema = result.schema else {
+            return FileCheck(
+                diagnostics: diagnostics,
+                summary: "\(file): invalid, \(count(errorCount, "error"))\(warningCount > 0 ? ", \(count(warningCount, "warning"))" : "")")
+        }
+        return FileCheck(
+            diagnostics: diagnostics,
+            summary: "\(file): valid, model \(schema.name), \(count(schema.entities.count, "entity", "entities")), \(count(warningCount, "warning"))",
+            schema: schema)
+    }
+
     /// A warning for each part of a valid model that a store type cannot hold (a model is
     /// store-agnostic, so this is no error): the store would refuse the model when opened.
     static func storeWarnings(_ schema: Schema, file: String) -> [Diagnostic] {
@@ -143,7 +167,7 @@ struct ValidateCommand: ParsableCommand {
         return warnings
     }
 
-    private func count(_ value: Int, _ singular: String, _ plural: String? = nil) -> String {
+    private static func count(_ value: Int, _ singular: String, _ plural: String? = nil) -> String {
         "\(value) \(value == 1 ? singular : plural ?? singular + "s")"
     }
 }

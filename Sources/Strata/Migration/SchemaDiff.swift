@@ -15,15 +15,26 @@
 /// if !diff.isInferable { … }                      // a custom stage is needed
 /// ```
 public struct SchemaDiff: Sendable {
+    /// The earlier model.
     public let source: Schema
+    /// The later model.
     public let destination: Schema
-    /// Every change, entity by entity in the destination model's order (removed entities last).
+    /// Every change, entity by entity in the destination model's order (removed entities last),
+    /// then a change of the model's own `versionHashModifier`. Within an entity: the entity's
+    /// own changes, its properties' changes in the order of its properties (removed ones after
+    /// them), then its indexes and uniqueness constraints.
+    ///
+    /// A change of an inherited property is reported once, on the entity that declares it, not
+    /// again on every subentity that inherits it (see ``SchemaChangeDetector``): to carry a
+    /// change out for every entity, work from ``propertyMatches``, which cover inherited
+    /// properties.
     public let changes: [SchemaChange]
     /// Destination entity name → the source entity it was matched with.
     public let entityMatches: [String: String]
     /// Destination entity name → (destination property name → matched source property name).
     public let propertyMatches: [String: [String: String]]
 
+    /// Matches the two models' elements and finds every change.
     public init(from source: Schema, to destination: Schema) {
         self.source = source
         self.destination = destination
@@ -75,8 +86,14 @@ public struct SchemaDiff: Sendable {
     }
 
     /// Destination name → source name: first by identifier (renaming identifier, else name),
-    /// then the elements left over by name. Each element is matched at most once; when two
-    /// elements of one side share an identifier, the first wins.
+    /// then the elements left over by name, then a destination element left over whose renaming
+    /// identifier is the name of a source element left over. Each element is matched at most
+    /// once; when two elements of one side share an identifier, the first wins.
+    ///
+    /// The last rule is what Core Data's documentation tells people to write — "set the renaming
+    /// identifier to the name in the source model" — for an element renamed twice: v2 `note`
+    /// (identifier `text`) → v3 `memo` (identifier `note`). By identifier alone `text` ≠ `note`,
+    /// and the values would be dropped and `memo` added empty.
     static func match(_ source: [(name: String, renaming: String?)], _ destination: [(name: String, renaming: String?)]) -> [String: String] {
         var result: [String: String] = [:]
         var taken: Set<String> = []
@@ -97,28 +114,95 @@ public struct SchemaDiff: Sendable {
                 taken.insert(element.name)
             }
         }
+        for element in destination where result[element.name] == nil {
+            if let renaming = element.renaming, sourceNames.contains(renaming), !taken.contains(renaming) {
+                result[element.name] = renaming
+                taken.insert(renaming)
+            }
+        }
         return result
     }
 }
 
 /// One difference between two model versions.
 public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
+    /// What changed. The ``SchemaChange/detail`` texts below are examples.
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
-        case entityAdded, entityRemoved, entityRenamed
-        case parentChanged, abstractChanged
-        case attributeAdded, attributeRemoved, attributeRenamed
-        case relationshipAdded, relationshipRemoved, relationshipRenamed
-        /// An attribute became a relationship or the other way round.
+        /// `entity added`.
+        case entityAdded
+        /// `entity removed` (the entity by its source name).
+        case entityRemoved
+        /// `entity renamed from 'Mood'` (matched by renaming identifier).
+        case entityRenamed
+        /// `parent 'Region' added`, `parent 'Region' removed`, `parent 'A' → 'B'`; a parent that
+        /// was only renamed is no change. Inferable: objects keep their entity and the values of
+        /// the properties they keep (those that come or go with the parent are reported as
+        /// added or removed); depends on the data when the new ancestors have uniqueness
+        /// constraints, which then cover this entity's objects too.
+        case parentChanged
+        /// `became abstract` (depends on the data: no object may have the entity itself),
+        /// `no longer abstract`.
+        case abstractChanged
+        /// `attribute added (date, required, no default)`.
+        case attributeAdded
+        /// `attribute removed`.
+        case attributeRemoved
+        /// `attribute renamed from 'text'`.
+        case attributeRenamed
+        /// `relationship added (to-many Tag)`.
+        case relationshipAdded
+        /// `relationship removed`.
+        case relationshipRemoved
+        /// `relationship renamed from 'tags'`.
+        case relationshipRenamed
+        /// An attribute became a relationship or the other way round: `attribute → relationship`.
         case propertyKindChanged
-        case typeChanged, optionalityChanged, defaultValueChanged, transientChanged
-        case externalStorageChanged, transformerChanged
-        case cardinalityChanged, orderedChanged, inverseChanged, deleteRuleChanged, destinationChanged
-        case indexesChanged, uniquenessChanged, validationChanged
+        /// `type int16 → int32`. Only widening is inferred: int16 → int32 → int64 and
+        /// float → double. Every other change is not, `binary` ↔ `transformable` included: plain
+        /// data is not the data of a value transformer, and a transformer's data is not the value
+        /// the app stored; a custom stage converts them explicitly.
+        case typeChanged
+        /// `optional → required`, `required → optional` (attributes and to-one relationships).
+        case optionalityChanged
+        /// `default 0 → 5`, values as the data format writes them.
+        case defaultValueChanged
+        /// `became transient (the stored values are dropped)`, `became stored (values start as nil)`.
+        case transientChanged
+        /// `external storage allowed`, `external storage no longer allowed`.
+        case externalStorageChanged
+        /// `transformer 'A' → 'B' (the stored data is kept as written)`: inferable; the new
+        /// transformer must read what the old one wrote (the version hash does not cover the
+        /// transformer's name, so no migration runs for this change alone).
+        case transformerChanged
+        /// `to-one → to-many`, `to-many → to-one`.
+        case cardinalityChanged
+        /// `unordered → ordered` (a to-many that stays to-many).
+        case orderedChanged
+        /// `inverse 'owner' → 'keeper'`, compared through renames.
+        case inverseChanged
+        /// `delete rule nullify → cascade`.
+        case deleteRuleChanged
+        /// `destination 'Pet' → 'Animal'`, compared through renames (a renamed destination is
+        /// no change). A superentity of the old destination: inferable (every object it refers
+        /// to is one). A subentity: depends on the data (every object it refers to must be
+        /// one). Any other entity, or an old destination that was removed: not inferable.
+        case destinationChanged
+        /// An attribute's `indexed` flag (`now indexed`), or an entity's index added, removed,
+        /// renamed or with other elements (`index 'byDate' (date) → (date descending)`).
+        case indexesChanged
+        /// `uniqueness constraint (code, name) added` or `removed`, compared through renames.
+        case uniquenessChanged
+        /// An attribute's `min 0 → none, regex none → "^[a-z]+$"`, a relationship's
+        /// `minCount none → 1`. Existing values are not checked against new rules (as in
+        /// Core Data): a save of an object that breaks one fails.
+        case validationChanged
+        /// `versionHashModifier none → '2'` of a property, an entity or the model.
         case versionHashModifierChanged
     }
 
     /// Whether a migration can infer the change.
     public enum Inferability: Sendable, Hashable {
+        /// A migration carries it out whatever the data.
         case inferable
         /// Inferable when the data allows it, which the migration checks, refusing with the
         /// objects that stand in the way (say: objects with no value for an attribute that
@@ -127,22 +211,44 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
         /// Needs a custom stage; the text says why.
         case notInferable(String)
 
+        /// False only for `notInferable`.
         public var isInferable: Bool {
             if case .notInferable = self { return false }
             return true
         }
+
+        /// `inferable`, `dependsOnData` or `notInferable`: the case's name, as JSON output spells it.
+        public var name: String {
+            switch self {
+            case .inferable: "inferable"
+            case .dependsOnData: "dependsOnData"
+            case .notInferable: "notInferable"
+            }
+        }
+
+        /// The condition of `dependsOnData` or the reason of `notInferable`; nil for `inferable`.
+        public var explanation: String? {
+            switch self {
+            case .inferable: nil
+            case .dependsOnData(let text), .notInferable(let text): text
+            }
+        }
     }
 
+    /// What changed.
     public var kind: Kind
-    /// The entity, by its destination name (its source name when it was removed).
+    /// The entity, by its destination name (its source name when it was removed); empty for a
+    /// change of the model itself (its `versionHashModifier`).
     public var entity: String
     /// The property, by its destination name (its source name when it was removed); nil for a
     /// change of the entity itself.
     public var property: String?
     /// What changed, for people: "int16 → string", "renamed from 'text'".
     public var detail: String
+    /// Whether a migration can infer the change, and if not why.
     public var inferability: Inferability
 
+    /// A change, for comparing with the changes of a diff.
     public init(kind: Kind, entity: String, property: String? = nil, detail: String, inferability: Inferability = .inferable) {
         self.kind = kind
         self.entity = entity
@@ -151,16 +257,21 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
         self.inferability = inferability
     }
 
-    /// `Entity.property` or `Entity`.
-    public var path: String { property.map { "\(entity).\($0)" } ?? entity }
+    /// `Entity.property`, `Entity`, or `model` for a change of the model itself (no entity name
+    /// starts with a lower-case letter, so it cannot be taken for one).
+    public var path: String {
+        guard !entity.isEmpty else { return "model" }
+        return property.map { "\(entity).\($0)" } ?? entity
+    }
 
+    /// One line: `Mood.level: type int16 → string  [not inferable: …]`, or with
+    /// `  [needs data check: every Mood.date has a value]`; nothing after the detail when the
+    /// change is inferable.
     public var description: String {
-        var text = "\(path): \(detail)"
         switch inferability {
-        case .inferable: break
-        case .dependsOnData(let condition): text += " (inferable when \(condition))"
-        case .notInferable(let reason): text += " (not inferable: \(reason))"
+        case .inferable: "\(path): \(detail)"
+        case .dependsOnData(let condition): "\(path): \(detail)  [needs data check: \(condition)]"
+        case .notInferable(let reason): "\(path): \(detail)  [not inferable: \(reason)]"
         }
-        return text
     }
 }

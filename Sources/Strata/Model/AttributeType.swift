@@ -33,6 +33,15 @@ public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
         isInteger || self == .decimal || self == .double || self == .float
     }
 
+    /// True when every value of this type converts exactly to `other`, the changes a migration
+    /// infers: int16 → int32 → int64 and float → double.
+    package func widens(to other: AttributeType) -> Bool {
+        switch (self, other) {
+        case (.int16, .int32), (.int16, .int64), (.int32, .int64), (.float, .double): true
+        default: false
+        }
+    }
+
     /// The representable range of an integer type; nil for the other types.
     public var integerRange: ClosedRange<Int64>? {
         switch self {
