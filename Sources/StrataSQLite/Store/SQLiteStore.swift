@@ -25,6 +25,11 @@ public final class SQLiteStore: PersistentStore {
     let pool: ConnectionPool
     public let storeIdentifier: String
     private let metadataState: Locked<StoreMetadata>
+    /// The model hash the file had when the store was opened: every write checks it still has.
+    private let openedModelHash: String
+    /// False for a store a migration lends to its custom stages (``init(migrating:url:schema:metadata:)``):
+    /// the migration changes the file's model under it, in its own transaction.
+    private let checksIdentity: Bool
     /// How many requests were answered in memory because SQL could not express them (tests
     /// assert it stays 0).
     let inMemoryFallbacks = Atomic<Int>(0)
@@ -92,6 +97,7 @@ public final class SQLiteStore: PersistentStore {
                 try Self.configure(writer)
                 try StoreLayoutUpgrade.run(on: writer, layout: layout)
                 try Self.createMissingTables(layout, writer)
+                try layout.reconcileIndexes(writer)
             } else {
                 let version = try StoreLayoutUpgrade.version(writer)
                 guard version == StoreLayoutUpgrade.currentVersion else {
@@ -117,8 +123,39 @@ public final class SQLiteStore: PersistentStore {
             capabilities = [.incrementalFetching, .engineUniqueness]
         }
         storeIdentifier = metadata.storeIdentifier
+        openedModelHash = metadata.modelVersionHash
+        checksIdentity = true
         metadataState = Locked(metadata)
         pool = ConnectionPool(writer: Connection(writer), readers: readers)
+    }
+
+    /// A store over a migration's own connection, inside the migration's transaction, for its
+    /// custom stages: reads and saves go through that connection (no readers; the file is not
+    /// opened again), and saves nest in the migration's transaction as savepoints, so a throw
+    /// anywhere in the migration rolls them back with the rest.
+    /// - Parameters:
+    ///   - schema: the model the file has at this point of the migration (the step's source
+    ///     model before its SQL runs, the destination model after).
+    ///   - metadata: the file's metadata, for the store identifier.
+    init(migrating database: Database, url: URL, schema: Schema, metadata: StoreMetadata) throws(StrataError) {
+        let layout = StoreLayout(schema: schema, configurationName: nil)
+        guard layout.problems.isEmpty else {
+            throw StrataError(.unsupportedModel, "a SQLite store cannot hold model '\(schema.name)': \(layout.problems.joined(separator: "; "))", file: url.path)
+        }
+        self.layout = layout
+        self.url = url
+        configurationName = nil
+        access = try FileAccess(url, readOnly: false)
+        isReadOnly = false
+        capabilities = [.incrementalFetching, .engineUniqueness, .persistent]
+        storeIdentifier = metadata.storeIdentifier
+        openedModelHash = schema.versionHash
+        checksIdentity = false
+        var current = metadata
+        current.modelName = schema.name
+        current.modelVersionHash = schema.versionHash
+        metadataState = Locked(current)
+        pool = ConnectionPool(writer: Connection(sharing: database), readers: [])
     }
 
     /// Whether a file (or a link to one) is at `path`.
@@ -197,20 +234,31 @@ public final class SQLiteStore: PersistentStore {
         }
     }
 
-    /// The file's store identifier, read in one cached statement from the indexed
-    /// `strata_metadata` table.
-    private static let storedIdentifierSQL = "SELECT \"value\" FROM \"strata_metadata\" WHERE \"key\" = '\(StoreMetadata.Key.storeIdentifier)'"
+    /// The file's store identifier and model hash, read in one cached statement from the
+    /// indexed `strata_metadata` table.
+    private static let storedIdentitySQL = """
+        SELECT (SELECT "value" FROM "strata_metadata" WHERE "key" = '\(StoreMetadata.Key.storeIdentifier)'), \
+        (SELECT "value" FROM "strata_metadata" WHERE "key" = '\(StoreMetadata.Key.modelVersionHash)')
+        """
 
-    /// Refuses the write when the file now holds another store (or none). A store in memory is
-    /// never replaced, and is not checked.
+    /// Refuses the write when the file now holds another store (or none), or this store
+    /// migrated to another model by another process (which changed the tables this store's
+    /// statements were written for). A store in memory is never replaced, and is not checked;
+    /// nor is a store a migration lends to its custom stages.
     private func checkNotReplaced(_ database: Database) throws(StrataError) {
-        guard access != nil else { return }
-        let stored = try database.scalar(Self.storedIdentifierSQL)
-        guard case .text(let identifier) = stored else {
+        guard access != nil, checksIdentity else { return }
+        let stored = try database.rows(Self.storedIdentitySQL) { row in
+            (row.isNull(0) ? nil : row.text(0), row.isNull(1) ? nil : row.text(1))
+        }
+        guard let (identifier, hash) = stored.first, let identifier else {
             throw StrataError(.storeIO, "the store file was replaced since it was opened: its strata_metadata has no storeIdentifier now (this store is \(storeIdentifier)); nothing was saved. Open the store again to see what the file holds now", file: url?.path)
         }
         guard identifier == storeIdentifier else {
             throw StrataError(.storeIO, "the store file was replaced by another store (UUID \(identifier), this one is \(storeIdentifier)) since it was opened, by a convert --force or a copy; nothing was saved. Open the store again to work with what it holds now", file: url?.path)
+        }
+        guard hash == openedModelHash else {
+            let model = metadata.modelName
+            throw StrataError(.incompatibleModel, "the store was migrated to another model (hash \(hash.map { "\($0.prefix(12))…" } ?? "none")) by another process since it was opened with model '\(model)' (hash \(openedModelHash.prefix(12))…); nothing was saved. Open it again with the new model", file: url?.path)
         }
     }
 
