@@ -154,7 +154,7 @@ struct SQLiteMigration {
     /// The source tables no destination table is made from in place: dropped at the end.
     var replacedTables: [String] {
         let altered = Set(plans.values.compactMap { plan -> String? in if case .alter(let table) = plan { table } else { nil } })
-        let joins = Set(carriedJoins.keys)
+        let joins = Set(carriedJoins.values.map(\.name))
         return (source.tables.keys.filter { !altered.contains($0) } + source.joinTables.map(\.name).filter { !joins.contains($0) })
             .filter(existing.contains).sorted()
     }
