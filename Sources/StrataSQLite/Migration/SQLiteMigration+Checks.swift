@@ -71,13 +71,7 @@ extension SQLiteMigration {
     func updateKeyCounters() throws(StrataError) {
         for name in destination.tables.keys.sorted() {
             guard let plan = plans[name] else { continue }
-            let froms: [String]
-            switch plan {
-            case .alter(let from): froms = [from]
-            case .rebuild(let tables): froms = tables
-            case .create: froms = []
-            }
-            let counters = ([name] + froms).map(literal).joined(separator: ", ")
+            let counters = ([name] + froms(of: plan)).map(literal).joined(separator: ", ")
             try database.execute("""
                 INSERT INTO "strata_keys" ("entity", "last") VALUES (\(literal(name)), max(
                   coalesce((SELECT max("last") FROM "strata_keys" WHERE "entity" IN (\(counters))), 0),
@@ -114,6 +108,12 @@ extension SQLiteMigration {
                     requiredChecks.append((name, attribute.name))
                     continue
                 }
+                // An added column got the default already (ADD COLUMN … DEFAULT, or the
+                // rebuild's constant): no scan of the table for nils that cannot be there.
+                if let column = table.column(attribute.name), froms(of: plan).allSatisfy({ from in
+                    if case .value = columnSource(column, of: table, from: source.tables[from]!) { return true }
+                    return false
+                }) { continue }
                 var assignments = ["\(quoted(attribute.name)) = \(Self.sqlLiteral(ValueCodec.encode(value)))"]
                 for shadow in [ComparisonKey.stringColumn(attribute.name), ComparisonKey.decimalColumn(attribute.name)] where table.column(shadow) != nil {
                     assignments.append("\(quoted(shadow)) = \(Self.sqlLiteral(ComparisonKey.shadowValue(of: value)))")

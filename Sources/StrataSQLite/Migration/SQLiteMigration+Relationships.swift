@@ -67,20 +67,9 @@ extension SQLiteMigration {
         for name in destination.entities.keys.sorted() {
             let layout = destination.entities[name]!
             let table = layout.table
-            guard let plan = plans[table.name] else { continue }
-            let froms: [String]
-            switch plan {
-            case .alter(let from): froms = [from]
-            case .rebuild(let tables): froms = tables
-            case .create: continue
-            }
+            guard let plan = plans[table.name], !froms(of: plan).isEmpty else { continue }
             for relationship in layout.entity.relationships where !relationship.isToMany && layout.entity.declares(relationship.name) {
-                let column = table.column(relationship.name)!
-                let carried = froms.allSatisfy { from in
-                    if case .column = columnSource(column, of: table, from: source.tables[from]!) { return true }
-                    return false
-                }
-                guard !carried else { continue }
+                guard !isCarried(table.column(relationship.name)!, of: table, plan: plan) else { continue }
                 let inverse = relationship.inverse.flatMap { destination.schema.entity(named: relationship.destination)?.relationship(named: $0) }
                 let unit = PairUnit(table: table.name, column: relationship.name)
                 if let inverse, inverse.isToMany, let sql = pairsQuery(relationship.destination, inverse.name) {
@@ -164,20 +153,9 @@ extension SQLiteMigration {
     private func numberNewOrders() throws(StrataError) {
         for name in destination.tables.keys.sorted() {
             let table = destination.tables[name]!
-            guard let plan = plans[name] else { continue }
-            let froms: [String]
-            switch plan {
-            case .alter(let from): froms = [from]
-            case .rebuild(let tables): froms = tables
-            case .create: continue
-            }
+            guard let plan = plans[name], !froms(of: plan).isEmpty else { continue }
             for column in table.columns {
-                guard case .order(let key) = column.role else { continue }
-                let carried = froms.allSatisfy { from in
-                    if case .column = columnSource(column, of: table, from: source.tables[from]!) { return true }
-                    return false
-                }
-                guard !carried else { continue }
+                guard case .order(let key) = column.role, !isCarried(column, of: table, plan: plan) else { continue }
                 try database.execute("UPDATE \(quoted(name)) AS t SET \(quoted(column.name)) = (SELECT count(*) FROM \(quoted(name)) AS k WHERE k.\(quoted(key)) = t.\(quoted(key)) AND k.\"_pk\" < t.\"_pk\") WHERE t.\(quoted(key)) IS NOT NULL AND t.\(quoted(column.name)) IS NULL")
             }
         }

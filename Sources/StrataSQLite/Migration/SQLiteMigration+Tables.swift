@@ -191,7 +191,17 @@ extension SQLiteMigration {
         // save writes every column, so it never stands in for a value a save left out.
         for column in table.columns where sources[column.name].map({ if case .column = $0 { false } else { true } }) ?? true {
             var sql = "ALTER TABLE \(quoted(name)) ADD COLUMN \(quoted(column.name)) \(column.declaredType)"
-            if case .value(let value)? = sources[column.name], value != "NULL" { sql += " DEFAULT \(value)" }
+            guard case .value(let value)? = sources[column.name], value != "NULL" else {
+                try database.execute(sql)
+                continue
+            }
+            if case .toOneEntity(let relationship) = column.role {
+                // The entity of a reference: only where there is one.
+                try database.execute(sql)
+                try database.execute("UPDATE \(quoted(name)) SET \(quoted(column.name)) = \(value) WHERE \(quoted(relationship)) IS NOT NULL")
+                continue
+            }
+            sql += " DEFAULT \(value)"
             try database.execute(sql)
         }
         // Rows of removed entities go; renamed entities are renamed in `_entity` and in the
@@ -250,7 +260,13 @@ extension SQLiteMigration {
                     } else {
                         value = quoted(old)
                     }
-                case .value(let constant): value = constant
+                case .value(let constant):
+                    if case .toOneEntity(let relationship) = column.role, let owner = table.column(relationship),
+                       case .column(let key) = columnSource(owner, of: table, from: from) {
+                        value = "CASE WHEN \(quoted(key)) IS NULL THEN NULL ELSE \(constant) END"
+                    } else {
+                        value = constant
+                    }
                 case .null: continue
                 }
                 columns.append(quoted(column.name))

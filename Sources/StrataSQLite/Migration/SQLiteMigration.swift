@@ -151,6 +151,24 @@ struct SQLiteMigration {
         }
     }
 
+    /// The source tables a destination table is made from.
+    func froms(of plan: TablePlan) -> [String] {
+        switch plan {
+        case .alter(let from): [from]
+        case .rebuild(let tables): tables
+        case .create: []
+        }
+    }
+
+    /// Whether a destination column keeps the values of a source column for the rows of
+    /// every source table its table is made from (nothing to fill or compute).
+    func isCarried(_ column: ColumnLayout, of table: TableLayout, plan: TablePlan) -> Bool {
+        froms(of: plan).allSatisfy { from in
+            if case .column = columnSource(column, of: table, from: source.tables[from]!) { return true }
+            return false
+        }
+    }
+
     /// The source tables no destination table is made from in place: dropped at the end.
     var replacedTables: [String] {
         let altered = Set(plans.values.compactMap { plan -> String? in if case .alter(let table) = plan { table } else { nil } })

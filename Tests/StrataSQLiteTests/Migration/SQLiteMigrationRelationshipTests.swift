@@ -208,6 +208,36 @@ import Testing
         #expect(try T.problems(url) == [])
     }
 
+    @Test func aDestinationThatGainsASubentityGetsEntityColumnsAndLosesThemAgain() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("moody.sqlite")
+        let plain = """
+            { "name": "Mood", "attributes": [ { "name": "text", "type": "string" } ],
+              "relationships": [ { "name": "tag", "destination": "Tag", "optional": true } ] },
+            { "name": "Tag", "attributes": [ { "name": "name", "type": "string" } ] }
+            """
+        let v1 = try T.model("1", plain)
+        let v2 = try T.model("2", plain + #", { "name": "SpecialTag", "parent": "Tag", "attributes": [ { "name": "shine", "type": "int16", "default": 1 } ] }"#)
+        try T.makeStore(url, v1) { context in
+            let tag = try context.insertObject(entityName: "Tag")
+            tag["name"] = "a"
+            try context.insertObject(entityName: "Mood").setObject(tag, forKey: "tag")
+            try context.insertObject(entityName: "Mood")
+            for mood in try T.objects(context, "Mood") { mood["text"] = "m" }
+        }
+        try T.migrate(url, from: v1, to: v2)
+        #expect(try RawSQLite(url).rows(#"SELECT "_pk", "tag", "_tag_entity" FROM "Mood" ORDER BY 1"#) == ["1|1|Tag", "2|NULL|NULL"])
+        // The table's new column holds the default in every row, as ADD COLUMN … DEFAULT would
+        // give it; only SpecialTag rows read it.
+        #expect(try RawSQLite(url).rows(#"SELECT "_pk", "_entity", "name", "shine" FROM "Tag""#) == ["1|Tag|a|1"])
+        #expect(try T.problems(url) == [])
+        try T.migrate(url, from: v2, to: v1)
+        #expect(try RawSQLite(url).rows(#"SELECT name FROM pragma_table_info('Mood') ORDER BY cid"#) == ["_pk", "_version", "text", "tag", "_text_nfc"])
+        #expect(try RawSQLite(url).rows(#"SELECT "_pk", "name" FROM "Tag""#) == ["1|a"])
+        #expect(try T.problems(url) == [])
+    }
+
     @Test(arguments: ["Feeling", "Zest"])
     func aRenamedEntityKeepsItsRowsKeysAndJoinTables(newName: String) throws {
         let directory = try TemporaryDirectory()
