@@ -86,15 +86,20 @@ import Testing
         #expect(try T.settledBytes(url) == before)
     }
 
+    /// Mood with an optional to-one `relationship` to Tag, without inverse.
+    static func moodToTag(_ relationship: String) -> String {
+        """
+        { "name": "Mood", "attributes": [ { "name": "text", "type": "string" } ],
+          "relationships": [ { "name": "\(relationship)", "destination": "Tag", "optional": true } ] },
+        { "name": "Tag", "attributes": [ { "name": "name", "type": "string" } ] }
+        """
+    }
+
     @Test func toManyWithoutInverseMovesBetweenAJoinTableAndAForeignKey() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let url = directory.file("moody.sqlite")
-        let single = """
-            { "name": "Mood", "attributes": [ { "name": "text", "type": "string" } ],
-              "relationships": [ { "name": "best", "destination": "Tag", "optional": true } ] },
-            { "name": "Tag", "attributes": [ { "name": "name", "type": "string" } ] }
-            """
+        let single = Self.moodToTag("best")
         let v1 = try T.model("1", single)
         let v2 = try T.model("2", single.replacingOccurrences(of: #""destination": "Tag", "optional": true"#, with: #""destination": "Tag", "toMany": true"#))
         try T.makeStore(url, v1) { context in
@@ -212,11 +217,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let url = directory.file("moody.sqlite")
-        let plain = """
-            { "name": "Mood", "attributes": [ { "name": "text", "type": "string" } ],
-              "relationships": [ { "name": "tag", "destination": "Tag", "optional": true } ] },
-            { "name": "Tag", "attributes": [ { "name": "name", "type": "string" } ] }
-            """
+        let plain = Self.moodToTag("tag")
         let v1 = try T.model("1", plain)
         let v2 = try T.model("2", plain + #", { "name": "SpecialTag", "parent": "Tag", "attributes": [ { "name": "shine", "type": "int16", "default": 1 } ] }"#)
         try T.makeStore(url, v1) { context in
