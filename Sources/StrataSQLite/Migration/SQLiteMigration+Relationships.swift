@@ -147,6 +147,32 @@ extension SQLiteMigration {
         try numberNewOrders()
     }
 
+    /// References to the rows of removed entities (a removed subentity's rows leave a table
+    /// that stays) are cleared: foreign keys become nil, join rows go. Only hierarchies that
+    /// lost rows are looked at.
+    func clearReferencesToRemovedObjects() throws(StrataError) {
+        var lost: Set<String> = []
+        for (name, plan) in plans {
+            for from in froms(of: plan) where source.tables[from]!.entityNames.contains(where: { destinationEntity($0) == nil }) {
+                lost.insert(name)
+            }
+        }
+        guard !lost.isEmpty else { return }
+        for name in destination.tables.keys.sorted() where plans[name] != nil {
+            let table = destination.tables[name]!
+            for column in table.columns {
+                guard case .toOne(let target) = column.role, let root = destination.entities[target]?.rootName, lost.contains(root) else { continue }
+                let cleared = [column.name, "_\(column.name)_entity", "_\(column.name)_order"].filter { table.column($0) != nil }
+                try database.execute("UPDATE \(quoted(name)) AS t SET \(cleared.map { "\(quoted($0)) = NULL" }.joined(separator: ", ")) WHERE t.\(quoted(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(quoted(root)) WHERE \"_pk\" = t.\(quoted(column.name)))")
+            }
+        }
+        for join in destination.joinTables {
+            for (column, root) in [("source", join.sourceRoot), ("destination", join.destinationRoot)] where lost.contains(root) {
+                try database.execute("DELETE FROM \(quoted(join.name)) WHERE NOT EXISTS (SELECT 1 FROM \(quoted(root)) WHERE \"_pk\" = \(quoted(join.name)).\(quoted(column)))")
+            }
+        }
+    }
+
     /// Gives the members of ordered relationships that had no order (or lost it with their
     /// storage) positions by primary key, as Core Data orders them when a relationship becomes
     /// ordered.

@@ -110,6 +110,7 @@ struct SQLiteMigration {
         try readPairs()
         try changeTables()
         try writePairs()
+        try clearReferencesToRemovedObjects()
         try fillDefaults()
         try updateKeyCounters()
         for table in pairs.values { try database.execute("DROP TABLE temp.\(quoted(table))") }

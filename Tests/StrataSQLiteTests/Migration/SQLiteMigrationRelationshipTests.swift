@@ -239,6 +239,34 @@ import Testing
         #expect(try T.problems(url) == [])
     }
 
+    @Test func referencesToTheObjectsOfARemovedSubentityAreCleared() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("moody.sqlite")
+        let json = Self.moodToTag("tag").replacingOccurrences(of: #""optional": true } ]"#, with: #""optional": true }, { "name": "tags", "destination": "Tag", "toMany": true } ]"#)
+        let v1 = try T.model("1", json + #", { "name": "SpecialTag", "parent": "Tag" }"#)
+        let v2 = try T.model("2", json)
+        try T.makeStore(url, v1) { context in
+            let tags = try ["Tag", "SpecialTag"].map { entity in
+                let tag = try context.insertObject(entityName: entity)
+                tag["name"] = entity
+                return tag
+            }
+            for (tag, members) in [(1, [0, 1]), (0, [1])] {
+                let mood = try context.insertObject(entityName: "Mood")
+                mood["text"] = "m"
+                mood.setObject(tags[tag], forKey: "tag")
+                mood.setObjects(members.map { tags[$0] }, forKey: "tags")
+            }
+        }
+        try T.migrate(url, from: v1, to: v2)
+        let raw = try RawSQLite(url)
+        #expect(try raw.rows(#"SELECT * FROM "Tag""#) == ["1|1|Tag|NULL"])
+        #expect(try raw.rows(#"SELECT "_pk", "tag" FROM "Mood" ORDER BY 1"#) == ["1|NULL", "2|1"])
+        #expect(try raw.rows(#"SELECT "source", "destination" FROM "Mood.tags""#) == ["1|1"])
+        #expect(try T.problems(url) == [])
+    }
+
     @Test(arguments: ["Feeling", "Zest"])
     func aRenamedEntityKeepsItsRowsKeysAndJoinTables(newName: String) throws {
         let directory = try TemporaryDirectory()
