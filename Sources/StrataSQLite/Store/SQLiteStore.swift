@@ -62,7 +62,10 @@ public final class SQLiteStore: PersistentStore {
     /// --force`, which copies into it with SQLite's backup API), every write — saves,
     /// ``allocatePrimaryKeys(rootEntity:count:)``, ``setCustomMetadata(_:)`` — is refused with
     /// `storeIO` and writes nothing: each write transaction first checks that the file's
-    /// `storeIdentifier` is still this store's. Fetches are not checked (a check per fetch
+    /// `storeIdentifier` is still this store's. Likewise, once another process has migrated the
+    /// store to another model (``SQLiteStoreFactory/migrateStore(at:plan:options:progress:)``),
+    /// every write is refused with `incompatibleModel`: the same query reads the file's
+    /// `modelVersionHash`. Fetches are not checked (a check per fetch
     /// would cost a query on the hot path, and a read damages nothing) and return what the
     /// file holds now; open the store again to work with it.
     /// - Throws: ``StrataError`` — `corruptStore`, `incompatibleModel`, `unsupportedModel`
