@@ -13,6 +13,15 @@ import Testing
         return try DataExporter.dump(coordinator)
     }
 
+    /// A store of the Library model holding a seeded graph; returns its dump.
+    static func libraryStore(_ url: URL, seed: UInt64, items: Int) throws -> String {
+        let schema = try Fixtures.library()
+        let store = try SQLiteStore(url: url, schema: schema)
+        let graph = LibraryGraph(schema: schema, storeIdentifier: store.metadata.storeIdentifier, seed: seed, items: items)
+        _ = try store.save(StoreChangeset(inserted: graph.all))
+        return try dump(url, schema)
+    }
+
     @Test func renamesThereAndBackKeepEveryValueKeyAndOrder() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -24,12 +33,7 @@ import Testing
             .replacingOccurrences(of: #""destination": "Item""#, with: #""destination": "Thing""#)
             .replacingOccurrences(of: #""parent": "Item""#, with: #""parent": "Thing""#)
             .replacingOccurrences(of: #"{ "name": "label", "type": "string", "optional": true }"#, with: #"{ "name": "caption", "type": "string", "optional": true, "renamingIdentifier": "label" }"#))
-        do {
-            let store = try SQLiteStore(url: url, schema: v1)
-            let graph = LibraryGraph(schema: v1, storeIdentifier: store.metadata.storeIdentifier, seed: 11, items: 40)
-            _ = try store.save(StoreChangeset(inserted: graph.all))
-        }
-        let before = try Self.dump(url, v1)
+        let before = try Self.libraryStore(url, seed: 11, items: 40)
         try MigrationTesting.migrate(url, from: v1, to: v2)
         #expect(try MigrationTesting.problems(url) == [])
         #expect(try RawSQLite(url).rows(#"SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%.%' ORDER BY 1"#) == ["Tag.items", "Thing.related"])
@@ -49,12 +53,7 @@ import Testing
         // rebuilt as "Base", with an "_entity" column.
         let v2 = try Fixtures.schema(json: Fixtures.libraryJSON
             .replacingOccurrences(of: #"{ "name": "Part","#, with: #"{ "name": "Base", "abstract": true }, { "name": "Part", "parent": "Base","#))
-        do {
-            let store = try SQLiteStore(url: url, schema: v1)
-            let graph = LibraryGraph(schema: v1, storeIdentifier: store.metadata.storeIdentifier, seed: 5, items: 30)
-            _ = try store.save(StoreChangeset(inserted: graph.all))
-        }
-        let before = try Self.dump(url, v1)
+        let before = try Self.libraryStore(url, seed: 5, items: 30)
         let events = MigrationTesting.Events()
         try MigrationTesting.migrate(url, from: v1, to: v2, events: events)
         #expect(events.all.contains { $0.activity == "Base: copied 30 rows from Part" && $0.completed == 30 })
