@@ -79,7 +79,7 @@ extension SQLiteMigration {
                 }
             }
         }
-        for join in destination.joinTables where carriedJoins[join.name] == nil {
+        for join in destination.joinTables where carriedJoins[join.name] == nil && hasRoots(join) {
             guard let (entity, relationship) = owner(of: join), let sql = pairsQuery(entity, relationship) else { continue }
             fills.append(PairFill(unit: PairUnit(table: join.name, column: nil), entity: entity, relationship: relationship, containerIsToMany: false, query: sql))
         }
@@ -166,7 +166,7 @@ extension SQLiteMigration {
                 try database.execute("UPDATE \(quoted(name)) AS t SET \(cleared.map { "\(quoted($0)) = NULL" }.joined(separator: ", ")) WHERE t.\(quoted(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(quoted(root)) WHERE \"_pk\" = t.\(quoted(column.name)))")
             }
         }
-        for join in destination.joinTables {
+        for join in destination.joinTables where hasRoots(join) {
             for (column, root) in [("source", join.sourceRoot), ("destination", join.destinationRoot)] where lost.contains(root) {
                 try database.execute("DELETE FROM \(quoted(join.name)) WHERE NOT EXISTS (SELECT 1 FROM \(quoted(root)) WHERE \"_pk\" = \(quoted(join.name)).\(quoted(column)))")
             }
@@ -185,7 +185,7 @@ extension SQLiteMigration {
                 try database.execute("UPDATE \(quoted(name)) AS t SET \(quoted(column.name)) = (SELECT count(*) FROM \(quoted(name)) AS k WHERE k.\(quoted(key)) = t.\(quoted(key)) AND k.\"_pk\" < t.\"_pk\") WHERE t.\(quoted(key)) IS NOT NULL AND t.\(quoted(column.name)) IS NULL")
             }
         }
-        for join in destination.joinTables where carriedJoins[join.name] == nil {
+        for join in destination.joinTables where carriedJoins[join.name] == nil && hasRoots(join) {
             for (column, own, other, has) in [("source_order", "source", "destination", join.hasSourceOrder), ("destination_order", "destination", "source", join.hasDestinationOrder)] where has {
                 try database.execute("UPDATE \(quoted(join.name)) AS j SET \(quoted(column)) = (SELECT count(*) FROM \(quoted(join.name)) AS k WHERE k.\(quoted(own)) = j.\(quoted(own)) AND k.\(quoted(other)) < j.\(quoted(other))) WHERE j.\(quoted(column)) IS NULL")
             }

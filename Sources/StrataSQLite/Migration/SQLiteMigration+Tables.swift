@@ -142,9 +142,14 @@ extension SQLiteMigration {
         for name in destination.tables.keys.sorted() where plans[name].map({ if case .create = $0 { true } else { false } }) == true {
             try database.execute(creation[name]!)
         }
-        for join in destination.joinTables where carriedJoins[join.name] == nil {
+        for join in destination.joinTables where carriedJoins[join.name] == nil && hasRoots(join) {
             try database.execute(creation[join.name]!)
         }
+    }
+
+    /// Whether both tables a join table links are in the file after the step.
+    func hasRoots(_ join: JoinTableLayout) -> Bool {
+        [join.sourceRoot, join.destinationRoot].allSatisfy { plans[$0] != nil || (existing.contains($0) && source.tables[$0] == nil) }
     }
 
     /// Changes source table `name` in place into `table` (renamed by the caller).

@@ -140,7 +140,11 @@ struct SQLiteMigration {
                 feeding.insert(layout.rootName)
             }
             guard !feeding.isEmpty else {
-                plans[name] = existing.contains(name) && source.tables[name] == nil ? nil : .create
+                // A new hierarchy: created when the file holds the whole source model. A file
+                // of one configuration gets its new tables when a store of that configuration
+                // opens it (only what exists is touched here).
+                let wholeModel = source.tables.keys.allSatisfy(existing.contains)
+                plans[name] = wholeModel && (!existing.contains(name) || source.tables[name] != nil) ? .create : nil
                 continue
             }
             if feeding.count == 1, let only = feeding.first, let from = source.tables[only], from.hasEntityColumn == table.hasEntityColumn,

@@ -140,4 +140,25 @@ import Testing
         _ = try SQLiteStore(url: url, schema: indexed)
         #expect(try RawSQLite(url).rows(#"SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Mood' ORDER BY name"#) == ["index.Mood.score", "index.Mood.text"])
     }
+
+    @Test func aFileOfOneConfigurationHasOnlyItsTablesMigrated() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("moods.sqlite")
+        func model(_ version: String, _ extra: String) throws -> Schema {
+            try Fixtures.schema(json: """
+                { "name": "Moody", "version": "\(version)", "entities": [
+                  { "name": "Mood", "attributes": [ { "name": "text", "type": "string" }\(extra) ] },
+                  { "name": "Tag", "attributes": [ { "name": "name", "type": "string" } ] } ],
+                  "configurations": [ { "name": "Moods", "entities": ["Mood"] }, { "name": "Tags", "entities": ["Tag"] } ] }
+                """)
+        }
+        let v1 = try model("1", ""), v2 = try model("2", #", { "name": "level", "type": "int16", "default": 2 }"#)
+        _ = try SQLiteStore(url: url, schema: v1, configurationName: "Moods")
+        try T.migrate(url, from: v1, to: v2)
+        let raw = try RawSQLite(url)
+        #expect(try raw.rows(#"SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY 1"#) == ["Mood", "strata_keys", "strata_metadata"])
+        #expect(try raw.rows(#"SELECT name FROM pragma_table_info('Mood') ORDER BY cid"#) == ["_pk", "_version", "text", "_text_nfc", "level"])
+        _ = try SQLiteStore(url: url, schema: v2, configurationName: "Moods")
+    }
 }
