@@ -161,4 +161,22 @@ import Testing
         #expect(try raw.rows(#"SELECT name FROM pragma_table_info('Mood') ORDER BY cid"#) == ["_pk", "_version", "text", "_text_nfc", "level"])
         _ = try SQLiteStore(url: url, schema: v2, configurationName: "Moods")
     }
+
+    @Test func aChainOfStepsRunsInOneTransaction() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("moody.sqlite")
+        let v1 = try T.model("1", Self.v1), v2 = try T.model("2", Self.v2)
+        let v3 = try T.model("3", Self.v2.replacingOccurrences(of: #""name": "title""#, with: #""name": "heading""#)
+            .replacingOccurrences(of: #"{ "name": "level", "type": "int16", "default": 3 },"#, with: #"{ "name": "level", "type": "int64", "default": 3 }, { "name": "stars", "type": "int16", "default": 0 },"#))
+        try T.makeStore(url, v1, Self.fillMoods)
+        let events = T.Events()
+        let plan = try MigrationPlan(storeSchema: v1, versions: SchemaVersions([v1, v2, v3]))
+        let report = try SQLiteStoreFactory().migrateStore(at: url, plan: plan, options: [:], progress: { @Sendable event in events.append(event) })
+        #expect(report.steps.count == 2)
+        #expect(Set(events.all.map { "\($0.step)/\($0.stepCount)" }) == ["1/2", "2/2"])
+        #expect(try RawSQLite(url).rows(#"SELECT "heading", "level", "stars" FROM "Mood" ORDER BY "_pk""#) == ["Cafe\u{301}|3|0", "calm|3|0", "glad|3|0"])
+        #expect(try SQLiteStoreFactory().metadata(at: url).modelVersionHash == v3.versionHash)
+        #expect(try T.problems(url) == [])
+    }
 }
