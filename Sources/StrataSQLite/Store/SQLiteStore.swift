@@ -244,6 +244,28 @@ public final class SQLiteStore: PersistentStore {
         (SELECT "value" FROM "strata_metadata" WHERE "key" = '\(StoreMetadata.Key.modelVersionHash)')
         """
 
+    /// Runs `body` on a reader. Reads are not checked up front (a query per fetch on the hot
+    /// path), but when one fails and the file's model is no longer the one this store opened
+    /// with — another process migrated it, so columns this store's SQL names may be gone or
+    /// hold other values — the error says that instead of SQLite's.
+    func reading<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            guard access != nil, checksIdentity,
+                  case .text(let stored)? = try? pool.read({ (database) throws(StrataError) -> SQLValue? in try database.scalar(Self.storedModelHashSQL) }),
+                  stored != openedModelHash else { throw error }
+            throw migratedError(stored, nothing: "nothing was read")
+        }
+    }
+
+    private static let storedModelHashSQL = "SELECT \"value\" FROM \"strata_metadata\" WHERE \"key\" = '\(StoreMetadata.Key.modelVersionHash)'"
+
+    /// The error for a store another process migrated to the model with hash `stored`.
+    private func migratedError(_ stored: String?, nothing: String) -> StrataError {
+        StrataError(.incompatibleModel, "the store was migrated to another model (hash \(stored.map { "\($0.prefix(12))…" } ?? "none")) by another process since it was opened with model '\(metadata.modelName)' (hash \(openedModelHash.prefix(12))…); \(nothing). Open it again with the new model", file: url?.path)
+    }
+
     /// Refuses the write when the file now holds another store (or none), or this store
     /// migrated to another model by another process (which changed the tables this store's
     /// statements were written for). A store in memory is never replaced, and is not checked;
@@ -259,10 +281,7 @@ public final class SQLiteStore: PersistentStore {
         guard identifier == storeIdentifier else {
             throw StrataError(.storeIO, "the store file was replaced by another store (UUID \(identifier), this one is \(storeIdentifier)) since it was opened, by a convert --force or a copy; nothing was saved. Open the store again to work with what it holds now", file: url?.path)
         }
-        guard hash == openedModelHash else {
-            let model = metadata.modelName
-            throw StrataError(.incompatibleModel, "the store was migrated to another model (hash \(hash.map { "\($0.prefix(12))…" } ?? "none")) by another process since it was opened with model '\(model)' (hash \(openedModelHash.prefix(12))…); nothing was saved. Open it again with the new model", file: url?.path)
-        }
+        guard hash == openedModelHash else { throw migratedError(hash, nothing: "nothing was saved") }
     }
 
     public var metadata: StoreMetadata { metadataState.withLock { $0 } }

@@ -126,6 +126,10 @@ import Testing
         #expect(error?.message.contains("by another process since it was opened with model 'Moody'") == true)
         #expect(error?.message.contains("Open it again with the new model") == true)
         #expect(try RawSQLite(url).rows(#"SELECT "note" FROM "Mood" WHERE "_pk" = 1"#) == ["x"])
+        // Its fetches name columns that are gone ("text"): the error says why.
+        let fetch = #expect(throws: StrataError.self) { try early.fetch(FetchRequest(entityName: "Mood", predicate: .comparison(Comparison(.key("text"), .equal, .constant("calm"))))) }
+        #expect(fetch?.code == .incompatibleModel)
+        #expect(fetch?.message.contains("nothing was read. Open it again with the new model") == true)
     }
 
     @Test func aModelThatOnlyAddsAnIndexOpensAndGetsIt() throws {
