@@ -67,7 +67,8 @@ public final class SQLiteStore: PersistentStore {
     /// every write is refused with `incompatibleModel`: the same query reads the file's
     /// `modelVersionHash`. Fetches are not checked (a check per fetch
     /// would cost a query on the hot path, and a read damages nothing) and return what the
-    /// file holds now; open the store again to work with it.
+    /// file holds now; open the store again to work with it. (A fetch that fails on a migrated
+    /// file — a column it names is gone — fails with `incompatibleModel`, saying so.)
     /// - Throws: ``StrataError`` — `corruptStore`, `incompatibleModel`, `unsupportedModel`
     ///   (a model this layout cannot hold) or `storeIO`, naming the file.
     public init(url: URL?, schema: Schema, configurationName: String? = nil, options: [String: String] = [:]) throws(StrataError) {
