@@ -32,6 +32,8 @@ struct SQLiteMigration {
     let destination: StoreLayout
     let database: Database
     let progress: (String, Int?) -> Void
+    /// Source entity name → the destination entity it became.
+    private let destinationNames: [String: String]
 
     /// Tables in the file when the step starts.
     var existing: Set<String> = []
@@ -75,6 +77,7 @@ struct SQLiteMigration {
         destination = StoreLayout(schema: step.destination, configurationName: nil)
         self.database = database
         self.progress = progress
+        destinationNames = Dictionary(step.diff.entityMatches.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     var diff: SchemaDiff { step.diff }
@@ -90,9 +93,6 @@ struct SQLiteMigration {
         destinationNames[sourceEntity]
     }
 
-    private var destinationNames: [String: String] {
-        Dictionary(diff.entityMatches.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-    }
 
     /// The source property a destination property was matched with, when the source entity
     /// has it.
