@@ -112,4 +112,26 @@ import Testing
         #expect(try raw.rows(#"SELECT "source", "destination" FROM "Product.tags" ORDER BY 1"#) == ["1|1", "2|1", "3|2"])
         #expect(try T.problems(url) == [])
     }
+
+    @Test func aTypeChangeInACustomStepDropsAndAddsTheColumn() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("moody.sqlite")
+        let from = try T.model("1", #"{ "name": "Mood", "attributes": [ { "name": "text", "type": "string" }, { "name": "score", "type": "int16", "optional": true } ] }"#)
+        let to = try T.model("2", #"{ "name": "Mood", "attributes": [ { "name": "text", "type": "string" }, { "name": "score", "type": "string", "optional": true } ] }"#)
+        try T.makeStore(url, from) { context in
+            for text in ["a", "b"] {
+                let mood = try context.insertObject(entityName: "Mood")
+                mood["text"] = text
+                mood["score"] = Int16(7)
+            }
+        }
+        let stage = MigrationStage.custom(from: from, to: to, didMigrate: { context in
+            try context.fetch(FetchRequest(entityName: "Mood")).first { $0.objectID.primaryKey == 1 }?["score"] = "seven"
+        })
+        try T.migrate(url, from: from, to: to, stage: stage)
+        #expect(try RawSQLite(url).rows(#"SELECT "type" FROM pragma_table_info('Mood') WHERE name = 'score'"#) == ["TEXT"])
+        #expect(try RawSQLite(url).rows(#"SELECT "_pk", "score" FROM "Mood" ORDER BY 1"#) == ["1|seven", "2|NULL"])
+        #expect(try T.problems(url) == [])
+    }
 }
