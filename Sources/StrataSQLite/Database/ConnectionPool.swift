@@ -9,6 +9,15 @@ final class Connection: Sendable {
         self.database = Locked(database)
     }
 
+    /// A second lock around a connection its creator keeps using: a migration's connection,
+    /// lent to the stores its custom stages save through. Safe because the migration calls
+    /// those stores synchronously on its own thread and touches the connection itself only
+    /// between their calls, never at the same time.
+    init(sharing database: Database) {
+        nonisolated(unsafe) let shared = database
+        self.database = Locked(shared)
+    }
+
     func use<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T {
         try database.withLock { (database: inout Database) throws(StrataError) -> T in try body(database) }
     }

@@ -163,7 +163,13 @@ final class Database {
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// Inside a transaction already (a migration's custom stage saving through a store on the
+    /// migration's connection), `body` runs in a savepoint instead: released when it returns,
+    /// rolled back to when it throws, and committed or rolled back with the outer transaction
+    /// (https://sqlite.org/lang_savepoint.html).
     func transaction<T>(immediate: Bool, _ body: () throws(StrataError) -> T) throws(StrataError) -> T {
+        if isInTransaction { return try savepoint(body) }
         try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         let result: T
         do {
@@ -178,6 +184,24 @@ final class Database {
             rollback()
             throw error
         }
+        return result
+    }
+
+    /// Runs `body` in a savepoint of the open transaction.
+    private func savepoint<T>(_ body: () throws(StrataError) -> T) throws(StrataError) -> T {
+        try execute("SAVEPOINT \"strata_nested\"")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            // Some errors roll the whole transaction back themselves; then there is no
+            // savepoint left, and the outer transaction's rollback finds nothing either.
+            if isInTransaction {
+                sqlite3_exec(handle, "ROLLBACK TO \"strata_nested\"; RELEASE \"strata_nested\"", nil, nil, nil)
+            }
+            throw error
+        }
+        try execute("RELEASE \"strata_nested\"")
         return result
     }
 

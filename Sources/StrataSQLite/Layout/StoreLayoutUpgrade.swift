@@ -39,27 +39,32 @@ enum StoreLayoutUpgrade {
 
     /// The upgrade proper: under the write lock, from whatever version the file has then.
     static func upgradeHoldingTheWriteLock(_ database: Database, layout: StoreLayout) throws(StrataError) {
-        try database.transaction(immediate: true) { () throws(StrataError) in
-            var current = try version(database)
-            guard current < currentVersion else { return }
-            let whole = StoreLayout(schema: layout.schema, configurationName: nil)
-            while current < currentVersion {
-                guard let step = steps.first(where: { $0.from == current }) else {
-                    throw StrataError(.corruptStore, "the store has layout version \(current), which this version of Strata cannot upgrade", file: database.path)
-                }
-                do throws(StrataError) {
-                    try step.apply(database, whole)
-                } catch {
-                    var error = error
-                    error.message = "cannot upgrade the store's file layout from version \(current) to \(current + 1) (\(step.summary)); the file is unchanged: \(error.message)"
-                    throw error
-                }
-                current += 1
-            }
-            try database.run(
-                "UPDATE \"strata_metadata\" SET \"value\" = ?1 WHERE \"key\" = ?2",
-                [.text(String(currentVersion)), .text(StoreMetadata.Key.layoutVersion)])
+        try FileChange.run(on: database) { (database) throws(StrataError) -> FileChange? in
+            let change = try plan(database, layout: layout)
+            return change.steps.isEmpty ? nil : change
         }
+    }
+
+    /// The steps that bring the file, whose version is read now, to ``currentVersion``, and
+    /// the metadata row that records it; no steps when it is current. Read under the write lock
+    /// (``FileChange/run(on:planning:)``): a migration of a layout-1 store runs these steps
+    /// first, in its own transaction.
+    /// - Parameter layout: the layout of the model the file was written with.
+    static func plan(_ database: Database, layout: StoreLayout) throws(StrataError) -> FileChange {
+        var current = try version(database)
+        guard current < currentVersion else { return FileChange() }
+        let whole = StoreLayout(schema: layout.schema, configurationName: nil)
+        var change = FileChange(metadata: [(StoreMetadata.Key.layoutVersion, String(currentVersion))])
+        while current < currentVersion {
+            guard let step = steps.first(where: { $0.from == current }) else {
+                throw StrataError(.corruptStore, "the store has layout version \(current), which this version of Strata cannot upgrade", file: database.path)
+            }
+            change.steps.append(FileChange.Step(
+                failure: "cannot upgrade the store's file layout from version \(current) to \(current + 1) (\(step.summary)); the file is unchanged",
+                apply: { (database) throws(StrataError) in try step.apply(database, whole) }))
+            current += 1
+        }
+        return change
     }
 
     /// The file's layout version, from `strata_metadata`.

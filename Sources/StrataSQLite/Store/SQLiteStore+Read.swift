@@ -59,7 +59,7 @@ extension SQLiteStore {
     /// its own limits (expression depth, parser stack, …) that the compiler does not foresee,
     /// so that the caller evaluates the request in memory instead.
     private func readCompiled<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T? {
-        try pool.read { (database) throws(StrataError) -> T? in
+        try reading { (database) throws(StrataError) -> T? in
             database.clearLastError()
             do throws(StrataError) {
                 return try body(database)
@@ -128,7 +128,7 @@ extension SQLiteStore {
             } catch {
                 throw StrataError(.invalidPredicate, "cannot read \(table.name): \(error.reason)", file: url?.path)
             }
-            candidates += try pool.read { (database) throws(StrataError) -> [StoreRecord] in
+            candidates += try reading { (database) throws(StrataError) -> [StoreRecord] in
                 var decoder = RecordDecoder(store: self, table: table)
                 return try database.rows(compiled.select, compiled.arguments) { (row) throws(StrataError) in try decoder.decode(row) }
             }
@@ -177,7 +177,7 @@ extension SQLiteStore {
             if wanted.insert(id).inserted { byTable[entity.rootName, default: []].append(key) }
         }
         guard !wanted.isEmpty else { return [:] }
-        let found = try pool.read { (database) throws(StrataError) -> [StoreRecord] in
+        let found = try reading { (database) throws(StrataError) -> [StoreRecord] in
             var records: [StoreRecord] = []
             for (root, keys) in byTable {
                 let table = layout.tables[root]!
@@ -208,7 +208,7 @@ extension SQLiteStore {
               let destinationRoot = layout.entities[destination]?.rootName, let table = layout.tables[destinationRoot]
         else { return [] }
         let sql = Self.membersSQL(storage, table: table)
-        return try pool.read { (database) throws(StrataError) -> [ObjectID] in
+        return try reading { (database) throws(StrataError) -> [ObjectID] in
             try database.rows(sql, [.integer(key)]) { (row) throws(StrataError) in
                 ObjectID(entityName: try entityName(row, table, kindOf: destination), storeIdentifier: storeIdentifier, primaryKey: row.int64(0))
             }

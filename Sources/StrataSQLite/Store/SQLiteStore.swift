@@ -25,6 +25,11 @@ public final class SQLiteStore: PersistentStore {
     let pool: ConnectionPool
     public let storeIdentifier: String
     private let metadataState: Locked<StoreMetadata>
+    /// The model hash the file had when the store was opened: every write checks it still has.
+    private let openedModelHash: String
+    /// False for a store a migration lends to its custom stages (``init(migrating:url:schema:metadata:)``):
+    /// the migration changes the file's model under it, in its own transaction.
+    private let checksIdentity: Bool
     /// How many requests were answered in memory because SQL could not express them (tests
     /// assert it stays 0).
     let inMemoryFallbacks = Atomic<Int>(0)
@@ -57,9 +62,13 @@ public final class SQLiteStore: PersistentStore {
     /// --force`, which copies into it with SQLite's backup API), every write — saves,
     /// ``allocatePrimaryKeys(rootEntity:count:)``, ``setCustomMetadata(_:)`` — is refused with
     /// `storeIO` and writes nothing: each write transaction first checks that the file's
-    /// `storeIdentifier` is still this store's. Fetches are not checked (a check per fetch
+    /// `storeIdentifier` is still this store's. Likewise, once another process has migrated the
+    /// store to another model (``SQLiteStoreFactory/migrateStore(at:plan:options:progress:)``),
+    /// every write is refused with `incompatibleModel`: the same query reads the file's
+    /// `modelVersionHash`. Fetches are not checked (a check per fetch
     /// would cost a query on the hot path, and a read damages nothing) and return what the
-    /// file holds now; open the store again to work with it.
+    /// file holds now; open the store again to work with it. (A fetch that fails on a migrated
+    /// file — a column it names is gone — fails with `incompatibleModel`, saying so.)
     /// - Throws: ``StrataError`` — `corruptStore`, `incompatibleModel`, `unsupportedModel`
     ///   (a model this layout cannot hold) or `storeIO`, naming the file.
     public init(url: URL?, schema: Schema, configurationName: String? = nil, options: [String: String] = [:]) throws(StrataError) {
@@ -92,6 +101,7 @@ public final class SQLiteStore: PersistentStore {
                 try Self.configure(writer)
                 try StoreLayoutUpgrade.run(on: writer, layout: layout)
                 try Self.createMissingTables(layout, writer)
+                try layout.reconcileIndexes(writer)
             } else {
                 let version = try StoreLayoutUpgrade.version(writer)
                 guard version == StoreLayoutUpgrade.currentVersion else {
@@ -117,8 +127,39 @@ public final class SQLiteStore: PersistentStore {
             capabilities = [.incrementalFetching, .engineUniqueness]
         }
         storeIdentifier = metadata.storeIdentifier
+        openedModelHash = metadata.modelVersionHash
+        checksIdentity = true
         metadataState = Locked(metadata)
         pool = ConnectionPool(writer: Connection(writer), readers: readers)
+    }
+
+    /// A store over a migration's own connection, inside the migration's transaction, for its
+    /// custom stages: reads and saves go through that connection (no readers; the file is not
+    /// opened again), and saves nest in the migration's transaction as savepoints, so a throw
+    /// anywhere in the migration rolls them back with the rest.
+    /// - Parameters:
+    ///   - schema: the model the file has at this point of the migration (the step's source
+    ///     model before its SQL runs, the destination model after).
+    ///   - metadata: the file's metadata, for the store identifier.
+    init(migrating database: Database, url: URL, schema: Schema, metadata: StoreMetadata) throws(StrataError) {
+        let layout = StoreLayout(schema: schema, configurationName: nil)
+        guard layout.problems.isEmpty else {
+            throw StrataError(.unsupportedModel, "a SQLite store cannot hold model '\(schema.name)': \(layout.problems.joined(separator: "; "))", file: url.path)
+        }
+        self.layout = layout
+        self.url = url
+        configurationName = nil
+        access = try FileAccess(url, readOnly: false)
+        isReadOnly = false
+        capabilities = [.incrementalFetching, .engineUniqueness, .persistent]
+        storeIdentifier = metadata.storeIdentifier
+        openedModelHash = schema.versionHash
+        checksIdentity = false
+        var current = metadata
+        current.modelName = schema.name
+        current.modelVersionHash = schema.versionHash
+        metadataState = Locked(current)
+        pool = ConnectionPool(writer: Connection(sharing: database), readers: [])
     }
 
     /// Whether a file (or a link to one) is at `path`.
@@ -197,21 +238,51 @@ public final class SQLiteStore: PersistentStore {
         }
     }
 
-    /// The file's store identifier, read in one cached statement from the indexed
-    /// `strata_metadata` table.
-    private static let storedIdentifierSQL = "SELECT \"value\" FROM \"strata_metadata\" WHERE \"key\" = '\(StoreMetadata.Key.storeIdentifier)'"
+    /// The file's store identifier and model hash, read in one cached statement from the
+    /// indexed `strata_metadata` table.
+    private static let storedIdentitySQL = """
+        SELECT (SELECT "value" FROM "strata_metadata" WHERE "key" = '\(StoreMetadata.Key.storeIdentifier)'), \
+        (SELECT "value" FROM "strata_metadata" WHERE "key" = '\(StoreMetadata.Key.modelVersionHash)')
+        """
 
-    /// Refuses the write when the file now holds another store (or none). A store in memory is
-    /// never replaced, and is not checked.
+    /// Runs `body` on a reader. Reads are not checked up front (a query per fetch on the hot
+    /// path), but when one fails and the file's model is no longer the one this store opened
+    /// with — another process migrated it, so columns this store's SQL names may be gone or
+    /// hold other values — the error says that instead of SQLite's.
+    func reading<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            guard access != nil, checksIdentity,
+                  case .text(let stored)? = try? pool.read({ (database) throws(StrataError) -> SQLValue? in try database.scalar(Self.storedModelHashSQL) }),
+                  stored != openedModelHash else { throw error }
+            throw migratedError(stored, nothing: "nothing was read")
+        }
+    }
+
+    private static let storedModelHashSQL = "SELECT \"value\" FROM \"strata_metadata\" WHERE \"key\" = '\(StoreMetadata.Key.modelVersionHash)'"
+
+    /// The error for a store another process migrated to the model with hash `stored`.
+    private func migratedError(_ stored: String?, nothing: String) -> StrataError {
+        StrataError(.incompatibleModel, "the store was migrated to another model (hash \(stored.map { "\($0.prefix(12))…" } ?? "none")) by another process since it was opened with model '\(metadata.modelName)' (hash \(openedModelHash.prefix(12))…); \(nothing). Open it again with the new model", file: url?.path)
+    }
+
+    /// Refuses the write when the file now holds another store (or none), or this store
+    /// migrated to another model by another process (which changed the tables this store's
+    /// statements were written for). A store in memory is never replaced, and is not checked;
+    /// nor is a store a migration lends to its custom stages.
     private func checkNotReplaced(_ database: Database) throws(StrataError) {
-        guard access != nil else { return }
-        let stored = try database.scalar(Self.storedIdentifierSQL)
-        guard case .text(let identifier) = stored else {
+        guard access != nil, checksIdentity else { return }
+        let stored = try database.rows(Self.storedIdentitySQL) { row in
+            (row.isNull(0) ? nil : row.text(0), row.isNull(1) ? nil : row.text(1))
+        }
+        guard let (identifier, hash) = stored.first, let identifier else {
             throw StrataError(.storeIO, "the store file was replaced since it was opened: its strata_metadata has no storeIdentifier now (this store is \(storeIdentifier)); nothing was saved. Open the store again to see what the file holds now", file: url?.path)
         }
         guard identifier == storeIdentifier else {
             throw StrataError(.storeIO, "the store file was replaced by another store (UUID \(identifier), this one is \(storeIdentifier)) since it was opened, by a convert --force or a copy; nothing was saved. Open the store again to work with what it holds now", file: url?.path)
         }
+        guard hash == openedModelHash else { throw migratedError(hash, nothing: "nothing was saved") }
     }
 
     public var metadata: StoreMetadata { metadataState.withLock { $0 } }

@@ -1,0 +1,227 @@
+internal import Foundation
+internal import Strata
+
+extension SQLiteMigration {
+    // MARK: - Keys
+
+    /// When rows of several source hierarchies merge into one table and some of their keys
+    /// collide, gives the moved rows of each later hierarchy new keys above every key in use,
+    /// and rewrites every reference to them (foreign keys and join tables) first. Keys are
+    /// otherwise kept.
+    mutating func renumberCollidingKeys() throws(StrataError) {
+        for name in destination.tables.keys.sorted() {
+            guard case .rebuild(let froms)? = plans[name], froms.count > 1 else { continue }
+            let table = destination.tables[name]!
+            // The hierarchy the destination root comes from keeps its keys.
+            let keeper = sourceEntity(name).flatMap { source.entities[$0]?.rootName }.flatMap { froms.contains($0) ? $0 : nil } ?? froms[0]
+            var taken = [moving(keeper, into: table)]
+            for from in froms where from != keeper {
+                let rows = moving(from, into: table)
+                var collisions: Int64 = 0
+                for other in taken {
+                    if case .integer(let n)? = try database.scalar("SELECT count(*) FROM (\(rows)) WHERE \"_pk\" IN (\(other))") { collisions += n }
+                }
+                if collisions > 0 {
+                    try renumber(from, rows: rows, above: froms)
+                    renumbered.append(from)
+                }
+                taken.append(moving(from, into: table))
+            }
+        }
+    }
+
+    /// `SELECT "_pk" FROM source table` of the rows that become entities of `table`.
+    private func moving(_ from: String, into table: TableLayout) -> String {
+        let layout = source.tables[from]!
+        var sql = "SELECT \"_pk\" FROM \(quoted(from))"
+        if layout.hasEntityColumn {
+            let names = layout.entityNames.filter { destinationEntity($0).map(table.entityNames.contains) ?? false }
+            sql += " WHERE \"_entity\" IN (\(names.map(literal).joined(separator: ", ")))"
+        }
+        return sql
+    }
+
+    private func renumber(_ from: String, rows: String, above tables: [String]) throws(StrataError) {
+        var offset: Int64 = 0
+        for table in Set(tables + [from]) {
+            if case .integer(let key)? = try database.scalar("SELECT max(\"_pk\") FROM \(quoted(table))") { offset = max(offset, key) }
+            if case .integer(let key)? = try database.scalar("SELECT \"last\" FROM \"strata_keys\" WHERE \"entity\" = ?1", [.text(table)]) { offset = max(offset, key) }
+        }
+        progress("\(from): giving \(from) objects new primary keys (they collide with another hierarchy's)", nil)
+        let moved = "(\(rows))"
+        for referring in source.tables.keys.sorted() where existing.contains(referring) {
+            for column in source.tables[referring]!.columns {
+                guard case .toOne(let target) = column.role, source.entities[target]?.rootName == from else { continue }
+                try database.execute("UPDATE \(quoted(referring)) SET \(quoted(column.name)) = \(quoted(column.name)) + \(offset) WHERE \(quoted(column.name)) IN \(moved)")
+            }
+        }
+        for join in source.joinTables where existing.contains(join.name) {
+            if join.sourceRoot == from {
+                try database.execute("UPDATE \(quoted(join.name)) SET \"source\" = \"source\" + \(offset) WHERE \"source\" IN \(moved)")
+            }
+            if join.destinationRoot == from {
+                try database.execute("UPDATE \(quoted(join.name)) SET \"destination\" = \"destination\" + \(offset) WHERE \"destination\" IN \(moved)")
+            }
+        }
+        try database.execute("UPDATE \(quoted(from)) SET \"_pk\" = \"_pk\" + \(offset) WHERE \"_pk\" IN \(moved)")
+    }
+
+    /// `strata_keys` follows the roots: a destination root's counter is at least every
+    /// counter of the hierarchies it was made from and every key it holds.
+    func updateKeyCounters() throws(StrataError) {
+        for name in destination.tables.keys.sorted() {
+            guard let plan = plans[name] else { continue }
+            let counters = ([name] + froms(of: plan)).map(literal).joined(separator: ", ")
+            try database.execute("""
+                INSERT INTO "strata_keys" ("entity", "last") VALUES (\(literal(name)), max(
+                  coalesce((SELECT max("last") FROM "strata_keys" WHERE "entity" IN (\(counters))), 0),
+                  coalesce((SELECT max("_pk") FROM \(quoted(name))), 0)))
+                ON CONFLICT ("entity") DO UPDATE SET "last" = excluded."last"
+                """)
+        }
+        let gone = source.tables.keys.filter { destination.tables[$0] == nil }.sorted()
+        if !gone.isEmpty {
+            try database.execute("DELETE FROM \"strata_keys\" WHERE \"entity\" IN (\(gone.map(literal).joined(separator: ", ")))")
+        }
+    }
+
+    // MARK: - Required values
+
+    /// Attributes that become required with a default take it where they hold nil (and their
+    /// shadow column its key); those without one, and required to-ones that were optional or
+    /// not stored so, are checked after didMigrate (``checkRequiredValues()``).
+    mutating func fillDefaults() throws(StrataError) {
+        for name in destination.entities.keys.sorted() {
+            let layout = destination.entities[name]!
+            let table = layout.table
+            guard let plan = plans[table.name] else { continue }
+            if case .create = plan { continue }
+            let sourceLayout = sourceEntity(name).flatMap { source.entities[$0] }
+            for attribute in layout.entity.attributes where !attribute.isOptional && !attribute.isTransient && layout.entity.declares(attribute.name) {
+                var wasRequired = false
+                if case .attribute(let old)? = sourceProperty(attribute.name, of: name), !old.isOptional, !old.isTransient,
+                   Self.keepsValues(from: old.type, to: attribute.type), sourceLayout != nil {
+                    wasRequired = true
+                }
+                guard !wasRequired else { continue }
+                guard let value = attribute.defaultValue else {
+                    requiredChecks.append((name, attribute.name))
+                    continue
+                }
+                // An added column got the default already (ADD COLUMN … DEFAULT, or the
+                // rebuild's constant): no scan of the table for nils that cannot be there.
+                if let column = table.column(attribute.name), froms(of: plan).allSatisfy({ from in
+                    if case .value = columnSource(column, of: table, from: source.tables[from]!) { return true }
+                    return false
+                }) { continue }
+                var assignments = ["\(quoted(attribute.name)) = \(Self.sqlLiteral(ValueCodec.encode(value)))"]
+                for shadow in [ComparisonKey.stringColumn(attribute.name), ComparisonKey.decimalColumn(attribute.name)] where table.column(shadow) != nil {
+                    assignments.append("\(quoted(shadow)) = \(Self.sqlLiteral(ComparisonKey.shadowValue(of: value)))")
+                }
+                var sql = "UPDATE \(quoted(table.name)) SET \(assignments.joined(separator: ", ")) WHERE \(quoted(attribute.name)) IS NULL"
+                if table.hasEntityColumn { sql += " AND \"_entity\" IN (\(Self.family(name, in: destination)))" }
+                try database.execute(sql)
+            }
+            for relationship in layout.entity.relationships where !relationship.isToMany && !relationship.isOptional && layout.entity.declares(relationship.name) {
+                if case .relationship(let old)? = sourceProperty(relationship.name, of: name), !old.isToMany, !old.isOptional, sourceLayout != nil { continue }
+                requiredChecks.append((name, relationship.name))
+            }
+        }
+    }
+
+    /// Refuses required values that are still nil, naming the objects.
+    func checkRequiredValues() throws(StrataError) {
+        for (entity, property) in requiredChecks {
+            let table = destination.entities[entity]!.table
+            var condition = "\(quoted(property)) IS NULL"
+            if table.hasEntityColumn { condition += " AND \"_entity\" IN (\(Self.family(entity, in: destination)))" }
+            guard case .integer(let count)? = try database.scalar("SELECT count(*) FROM \(quoted(table.name)) WHERE \(condition)"), count > 0 else { continue }
+            let objects = try database.rows("SELECT \"_pk\", \(table.hasEntityColumn ? "\"_entity\"" : literal(table.name)) FROM \(quoted(table.name)) WHERE \(condition) ORDER BY \"_pk\" LIMIT 20", []) {
+                (entity: $0.text(1), key: $0.int64(0))
+            }
+            let isAttribute = destination.schema.entity(named: entity)?.attribute(named: property) != nil
+            let fix = isAttribute
+                ? "give the attribute a default value in the new model, or set it in a custom stage (didMigrate)"
+                : "make the relationship optional, or set it in a custom stage (didMigrate)"
+            throw refused("\(entity).\(property) is required in \(SchemaVersions.label(step.destination)) but \(count) object(s) have no value: \(Self.objectList(objects, total: Int(count))); \(fix)")
+        }
+    }
+
+    // MARK: - Indexes
+
+    /// Makes the file's indexes exactly the destination's: drops the ones whose name or SQL no
+    /// longer matches, creates the missing. Untouched indexes stay (no rebuild).
+    mutating func reconcileIndexes(deferringDuplicates: Bool) throws(StrataError) {
+        let changes = try destination.indexChanges(database)
+        if !changes.create.isEmpty { progress("creating \(changes.create.count) index(es)", nil) }
+        for name in changes.drop { try database.execute("DROP INDEX \(quoted(name))") }
+        for index in changes.create {
+            if index.sql.hasPrefix("CREATE UNIQUE") {
+                try createUniqueIndex(index, deferring: deferringDuplicates)
+            } else {
+                try database.execute(index.sql)
+            }
+        }
+    }
+
+    /// Creates a uniqueness constraint's index; when the data has duplicates, refuses naming
+    /// them, or (before a custom stage's didMigrate, which may remove them) tries again after it.
+    mutating func createUniqueIndex(_ index: (name: String, table: String, sql: String), deferring: Bool) throws(StrataError) {
+        database.clearLastError()
+        do {
+            try database.execute(index.sql)
+        } catch {
+            guard database.lastErrorCode == Database.constraintUnique else { throw error }
+            if deferring {
+                deferredUniqueIndexes.append(index)
+                return
+            }
+            throw try duplicates(index)
+        }
+    }
+
+    /// The refusal for a uniqueness constraint the data violates, naming the duplicates.
+    private func duplicates(_ index: (name: String, table: String, sql: String)) throws(StrataError) -> StrataError {
+        // `CREATE UNIQUE INDEX "name" ON "table" (terms)[ WHERE condition]`
+        let head = "ON \(quoted(index.table)) ("
+        var rest = String(index.sql[index.sql.range(of: head)!.upperBound...])
+        var condition: String?
+        if let range = rest.range(of: ") WHERE ", options: .backwards) {
+            condition = String(rest[range.upperBound...])
+            rest = String(rest[..<range.lowerBound])
+        } else {
+            rest.removeLast()
+        }
+        let terms = rest
+        let table = destination.tables[index.table]!
+        let notNull = Self.splitTerms(terms).map { "(\($0)) IS NOT NULL" }
+        let filter = ([condition].compactMap { $0 } + notNull).joined(separator: " AND ")
+        let entity = table.hasEntityColumn ? "\"_entity\"" : literal(table.name)
+        var groups: [[(entity: String, key: Int64)]] = []
+        try database.each("SELECT json_group_array(\"_pk\"), json_group_array(\(entity)) FROM \(quoted(index.table)) WHERE \(filter) GROUP BY \(terms) HAVING count(*) > 1 ORDER BY min(\"_pk\")", []) { row in
+            let keys = (try? JSONSerialization.jsonObject(with: Data(row.text(0).utf8))) as? [NSNumber] ?? []
+            let names = (try? JSONSerialization.jsonObject(with: Data(row.text(1).utf8))) as? [String] ?? []
+            groups.append(zip(names, keys).map { ($0, $1.int64Value) }.sorted { $0.key < $1.key })
+        }
+        let constraint = index.name.split(separator: ".").dropFirst()
+        let objects = groups.flatMap { $0 }
+        let shown = groups.prefix(10).map { group in group.map { "\($0.entity) \($0.key)" }.joined(separator: " and ") }.joined(separator: "; ")
+        return refused("the uniqueness constraint on \(constraint.first ?? "")(\(constraint.dropFirst().joined(separator: ", "))) is violated by \(objects.count) objects in \(groups.count) group(s) with equal values: \(shown)\(groups.count > 10 ? "; and \(groups.count - 10) more group(s)" : ""). Remove or change the duplicates (a custom stage can), or drop the constraint")
+    }
+
+    /// Splits an index's terms at top-level commas.
+    static func splitTerms(_ terms: String) -> [String] {
+        var result: [String] = [], depth = 0, current = ""
+        for character in terms {
+            if character == "(" { depth += 1 } else if character == ")" { depth -= 1 }
+            if character == ",", depth == 0 {
+                result.append(current.trimmingCharacters(in: .whitespaces))
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        result.append(current.trimmingCharacters(in: .whitespaces))
+        return result.map { $0.hasSuffix(" DESC") ? String($0.dropLast(5)) : $0 }
+    }
+}
