@@ -36,25 +36,29 @@ import Testing
 
     static let fileKinds = StoreKind.all.filter(\.persists)
 
-    /// A v1 store holding three notes; returns its description and primary keys by title.
+    /// A v1 store holding three notes, in a directory of its own, closed; returns its
+    /// description and primary keys by title.
     func makeVersion1Store(_ kind: StoreKind) throws -> (StoreDescription, [String: Int64]) {
-        let fixture = try StoreFixture(kind, Self.v1)
-        let context = fixture.context()
-        for (title, words) in [("Buy milk", 2), ("Call Ada about the book", 5), ("Plan trip", nil) as (String, Int?)] {
-            try context.make("Note", ["title": title, "words": words as Any])
-        }
-        try context.save()
-        try fixture.coordinator.setMetadata("kept", forKey: "app.flag", in: fixture.store)
-        var keys: [String: Int64] = [:]
-        for note in try context.all("Note", by: "title") {
-            keys[note["title"] as! String] = note.objectID.primaryKey!
-        }
-        // The fixture deletes its directory when released: keep the file in a directory of our own.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-container-migration-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = directory.appendingPathComponent(fixture.description.url!.lastPathComponent)
-        try FileManager.default.copyItem(at: fixture.description.url!, to: url)
-        return (StoreDescription(type: kind.type, url: url), keys)
+        let description = try StoreDescription(type: kind.type, url: directory.appendingPathComponent(kind.makeDescription().url!.lastPathComponent))
+        var keys: [String: Int64] = [:]
+        // The coordinator is released at the end of the scope, closing the store (a SQLite
+        // store's log is folded into the file).
+        do {
+            let coordinator = PersistentStoreCoordinator(schema: Self.v1, storeTypes: kind.storeTypes)
+            let store = try coordinator.addStore(description)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            for (title, words) in [("Buy milk", 2), ("Call Ada about the book", 5), ("Plan trip", nil) as (String, Int?)] {
+                try context.make("Note", ["title": title, "words": words as Any])
+            }
+            try context.save()
+            try coordinator.setMetadata("kept", forKey: "app.flag", in: store)
+            for note in try context.all("Note", by: "title") {
+                keys[note["title"] as! String] = note.objectID.primaryKey!
+            }
+        }
+        return (description, keys)
     }
 
     @Test(arguments: fileKinds)
