@@ -140,6 +140,25 @@ struct MigrationTests {
         #expect(try fixture.dump(v2) == M.moodyLines)
     }
 
+    /// Core Data validates the objects a migration makes: a required to-one relationship must
+    /// have a destination in every object.
+    @Test(arguments: StoreKind.all)
+    func aRequiredToOneIsCheckedInEveryObject(kind: StoreKind) throws {
+        let ownerRequired = M.moody("2", [(Self.owner, #"{ "name": "owner", "destination": "Person", "inverse": "moods" }"#)])
+        let kept = try Self.moody(kind)
+        try kept.migrate([M.moody, ownerRequired])
+        #expect(try kept.dump(ownerRequired) == M.moodyLines)
+
+        let placeAdded = M.moody("2", [
+            (Self.owner, #"\#(Self.owner), { "name": "place", "destination": "Place", "inverse": "moods" }"#),
+            (#"{ "name": "Tag","#, #"{ "name": "Place", "attributes": [ { "name": "name", "type": "string" } ], "relationships": [ { "name": "moods", "destination": "Mood", "inverse": "place", "toMany": true } ] },\#n  { "name": "Tag","#),
+        ])
+        let refused = try Self.moody(kind)
+        let message = try refused.expectRefusal([M.moody, placeAdded])
+        #expect(message.contains("Mood.place"), "\(message)")
+        #expect(message.contains("Mood 2, Mood 5, Mood 7"), "\(message)")
+    }
+
     // MARK: - Cardinality and order
 
     @Test(arguments: StoreKind.all)

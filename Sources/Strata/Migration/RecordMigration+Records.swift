@@ -39,10 +39,15 @@ extension RecordMigration {
         case replaced(detail: String)
     }
 
-    static func widens(_ from: AttributeType, to: AttributeType) -> Bool {
+    /// Whether values of type `from` can be carried into type `to` as they are or widened:
+    /// int16 → int32 → int64 (all `.integer`), float → double (converted), and binary ↔
+    /// transformable (the same bytes). The diff decides what is inferable; this is what a step
+    /// can carry when the diff lets it.
+    static func carries(_ from: AttributeType, to: AttributeType) -> Bool {
         switch (from, to) {
         case (.int16, .int32), (.int16, .int64), (.int32, .int64), (.float, .double): true
-        default: false
+        case (.binary, .transformable), (.transformable, .binary): true
+        default: from == to
         }
     }
 
@@ -56,7 +61,7 @@ extension RecordMigration {
         switch (matched, property) {
         case (.attribute(let from), .attribute(let to)):
             if from.isTransient || to.isTransient { return .added }
-            guard from.type == to.type || Self.widens(from.type, to: to.type) else {
+            guard Self.carries(from.type, to: to.type) else {
                 return .replaced(detail: "type \(from.type.rawValue) → \(to.type.rawValue)")
             }
             return .carried(matched)

@@ -168,6 +168,16 @@ struct RecordMigrationTests {
         #expect(migrated.orderedRecords == [M.record("Sample", 1, ["number": widened])])
     }
 
+    @Test func binaryAndTransformableKeepTheirBytes() throws {
+        let v1 = M.model("1", #"{ "name": "Sample", "attributes": [ { "name": "blob", "type": "binary" } ] }"#)
+        let v2 = M.model("2", #"{ "name": "Sample", "attributes": [ { "name": "blob", "type": "transformable", "transformer": "Point" } ] }"#)
+        let store = M.contents(v1, [M.record("Sample", 1, ["blob": .binary(Data([1, 2, 3]))])])
+        let there = try M.migrate(store, from: v1, to: v2)
+        #expect(there.orderedRecords == store.orderedRecords)
+        let back = try M.migrate(there, from: v2, to: v1)
+        #expect(back.orderedRecords == store.orderedRecords)
+    }
+
     @Test func transientAttributesAreNeverStored() throws {
         let v2 = Self.moody("2", mood: """
             { "name": "text", "type": "string", "optional": true },
