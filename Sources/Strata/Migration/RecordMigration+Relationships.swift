@@ -58,31 +58,41 @@ extension RecordMigration {
         guard let relationship = destination.entity(named: side.entity)?.relationship(named: side.name),
               let inverseRelationship = destination.entity(named: inverse.entity)?.relationship(named: inverse.name),
               let holders = families[side.entity], let targets = families[inverse.entity] else { return }
-        // Member → the objects that name it.
-        var incoming: [ObjectID: [ObjectID]] = [:]
+        // Member → the objects that name it but that it does not name back. A store whose
+        // sides agree (every step that keeps a pair) only looks links up.
+        var missing: [ObjectID: [ObjectID]] = [:]
+        var presentSets: [ObjectID: Set<ObjectID>] = [:]
         for entity in holders.sorted() {
             guard let entityRecords = records[entity] else { continue }
             for (id, record) in entityRecords {
                 let members = relationship.isToMany ? record.toMany[side.name] ?? [] : record.toOne[side.name].map { [$0] } ?? []
-                for member in members where targets.contains(member.entityName) && records[member.entityName]?[member] != nil {
-                    incoming[member, default: []].append(id)
+                for member in members where targets.contains(member.entityName) {
+                    guard let target = records[member.entityName]?[member] else { continue }
+                    if inverseRelationship.isToMany {
+                        let present = target.toMany[inverse.name] ?? []
+                        if present.count <= 16 {
+                            if present.contains(id) { continue }
+                        } else {
+                            if presentSets[member] == nil { presentSets[member] = Set(present) }
+                            if presentSets[member]!.contains(id) { continue }
+                        }
+                    } else if target.toOne[inverse.name] == id {
+                        continue
+                    }
+                    missing[member, default: []].append(id)
                 }
             }
         }
-        for (member, holders) in incoming {
+        for (member, holders) in missing {
             var record = records[member.entityName]![member]!
             if inverseRelationship.isToMany {
-                let present = Set(record.toMany[inverse.name] ?? [])
-                let missing = Set(holders).subtracting(present).sorted(by: Self.byKey)
-                guard !missing.isEmpty else { continue }
-                record.toMany[inverse.name, default: []] += missing
+                record.toMany[inverse.name, default: []] += Set(holders).sorted(by: Self.byKey)
             } else {
                 let linked = Set(holders).union(record.toOne[inverse.name].map { [$0] } ?? [])
                 guard linked.count == 1 else {
                     crowded["\(member.entityName).\(inverse.name)", default: []].insert(member)
                     continue
                 }
-                guard record.toOne[inverse.name] == nil else { continue }
                 record.toOne[inverse.name] = linked.first
             }
             records[member.entityName]![member] = record

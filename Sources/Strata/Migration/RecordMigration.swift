@@ -94,7 +94,7 @@ struct RecordMigration {
     /// The destination ID of a source object; nil when its entity was removed.
     func map(_ id: ObjectID) -> ObjectID? {
         guard let entityName = entityMap[id.entityName], let key = id.primaryKey else { return nil }
-        let newKey = renumbered[id.entityName]?[key] ?? key
+        let newKey = renumbered.isEmpty ? key : renumbered[id.entityName]?[key] ?? key
         if entityName == id.entityName && newKey == key { return id }
         return ObjectID(entityName: entityName, storeIdentifier: id.storeIdentifier ?? contents.metadata.storeIdentifier, primaryKey: newKey)
     }
