@@ -42,7 +42,6 @@ import Testing
     /// moment, several times; after each kill the store reads whole, with v1's or v2's model
     /// and every object in that model's form, and the next child carries on from it.
     @Test func killedDuringMigrationsLeavesTheOldOrTheNewStore() throws {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var generator = SeededGenerator(seed: 11)
         try withTemporaryDirectory { directory in
             let url = directory.appendingPathComponent("ballast.xml")
@@ -59,26 +58,9 @@ import Testing
 
             for round in 0..<3 {
                 let ready = directory.appendingPathComponent("ready-\(round)")
-                let child = Process()
-                child.executableURL = executable
-                child.arguments = ["--testing-library", "swift-testing", "--filter", "migrationChildLoop"]
-                var environment = ProcessInfo.processInfo.environment
-                environment[Self.childStoreVariable] = url.path
-                environment[Self.childReadyVariable] = ready.path
-                child.environment = environment
-                child.standardOutput = FileHandle.nullDevice
-                child.standardError = FileHandle.nullDevice
-                try child.run()
-                let start = ContinuousClock.now
-                while !FileManager.default.fileExists(atPath: ready.path) && ContinuousClock.now - start < .seconds(120) {
-                    Thread.sleep(forTimeInterval: 0.02)
-                }
-                #expect(FileManager.default.fileExists(atPath: ready.path), "the child never got going")
-                Thread.sleep(forTimeInterval: Double.random(in: 0.3...1.2, using: &generator))
-                kill(child.processIdentifier, SIGKILL)
-                child.waitUntilExit()
-                #expect(child.terminationReason == .uncaughtSignal)
-                #expect(child.terminationStatus == SIGKILL)
+                try killChildTest(
+                    "migrationChildLoop", storeVariable: Self.childStoreVariable, store: url, readyVariable: Self.childReadyVariable,
+                    ready: ready, running: Double.random(in: 0.3...1.2, using: &generator))
 
                 let contents = try XMLStoreFormat().read(from: url)
                 let hash = contents.metadata.modelVersionHash
