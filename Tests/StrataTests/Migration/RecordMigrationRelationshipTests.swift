@@ -166,6 +166,26 @@ struct RecordMigrationRelationshipTests {
         #expect(migrated.record(M.id("Club", 3))?.toMany == [:])
     }
 
+    @Test func twoRelationshipsBecomingInversesHoldTheUnionOfTheirLinks() throws {
+        let v1 = Self.model(
+            "1",
+            person: #"{ "name": "clubs", "destination": "Club", "toMany": true }"#,
+            club: #"{ "name": "members", "destination": "Person", "toMany": true }"#)
+        let store = M.contents(v1, [
+            M.record("Person", 1, ["name": .string("a")], toMany: ["clubs": [M.id("Club", 1)]]),
+            M.record("Person", 2, ["name": .string("b")]),
+            M.record("Club", 1, ["name": .string("c")], toMany: ["members": [M.id("Person", 2)]]),
+            M.record("Club", 2, ["name": .string("d")], toMany: ["members": [M.id("Person", 1)]]),
+        ])
+        let migrated = try M.migrate(store, from: v1, to: Self.manyToMany)
+        #expect(migrated.orderedRecords == [
+            M.record("Club", 1, ["name": .string("c")], toMany: ["members": [M.id("Person", 2), M.id("Person", 1)]]),
+            M.record("Club", 2, ["name": .string("d")], toMany: ["members": [M.id("Person", 1)]]),
+            M.record("Person", 1, ["name": .string("a")], toMany: ["clubs": [M.id("Club", 1), M.id("Club", 2)]]),
+            M.record("Person", 2, ["name": .string("b")], toMany: ["clubs": [M.id("Club", 1)]]),
+        ])
+    }
+
     @Test func aRelationshipBecomingItsOwnInverseIsMadeSymmetric() throws {
         let v1 = Self.model("1", person: #"{ "name": "friends", "destination": "Person", "toMany": true }"#, club: "")
         let v2 = Self.model("2", person: #"{ "name": "friends", "destination": "Person", "inverse": "friends", "toMany": true }"#, club: "")
