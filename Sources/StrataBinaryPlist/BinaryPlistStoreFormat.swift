@@ -113,6 +113,12 @@ public struct BinaryPlistStoreFactory: PersistentStoreFactory {
     public func metadata(at url: URL) throws(StrataError) -> StoreMetadata {
         try base.metadata(at: url)
     }
+
+    /// Migrates the store at `url` through `plan`: every record transformed in memory, the file
+    /// replaced once, atomically (``AtomicStoreMigration``).
+    public func migrateStore(at url: URL, plan: MigrationPlan, options: [String: String], progress: MigrationProgress?) throws(StrataError) -> MigrationReport {
+        try base.migrateStore(at: url, plan: plan, options: options, progress: progress)
+    }
 }
 
 /// Reading a store file whole.

@@ -91,4 +91,10 @@ public struct XMLStoreFactory: PersistentStoreFactory {
     public func metadata(at url: URL) throws(StrataError) -> StoreMetadata {
         try factory.metadata(at: url)
     }
+
+    /// Migrates the store at `url` through `plan`: every record transformed in memory, the file
+    /// replaced once, atomically (``AtomicStoreMigration``).
+    public func migrateStore(at url: URL, plan: MigrationPlan, options: [String: String], progress: MigrationProgress?) throws(StrataError) -> MigrationReport {
+        try factory.migrateStore(at: url, plan: plan, options: options, progress: progress)
+    }
 }

@@ -220,3 +220,32 @@ final class LocalListener {
         return false
     }
 }
+
+/// Runs the test `filter` of this test binary in a child process with `store` and a ready
+/// file in its environment (under `storeVariable` and `readyVariable`), waits until the child
+/// has written the ready file, lets it run for `running` seconds, then kills it with SIGKILL.
+func killChildTest(
+    _ filter: String, storeVariable: String, store: URL, readyVariable: String, ready: URL, running: Double,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) throws {
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    child.arguments = ["--testing-library", "swift-testing", "--filter", filter]
+    var environment = ProcessInfo.processInfo.environment
+    environment[storeVariable] = store.path
+    environment[readyVariable] = ready.path
+    child.environment = environment
+    child.standardOutput = FileHandle.nullDevice
+    child.standardError = FileHandle.nullDevice
+    try child.run()
+    let start = ContinuousClock.now
+    while !FileManager.default.fileExists(atPath: ready.path) && ContinuousClock.now - start < .seconds(120) {
+        Thread.sleep(forTimeInterval: 0.02)
+    }
+    #expect(FileManager.default.fileExists(atPath: ready.path), "the child never got going", sourceLocation: sourceLocation)
+    Thread.sleep(forTimeInterval: running)
+    kill(child.processIdentifier, SIGKILL)
+    child.waitUntilExit()
+    #expect(child.terminationReason == .uncaughtSignal, sourceLocation: sourceLocation)
+    #expect(child.terminationStatus == SIGKILL, sourceLocation: sourceLocation)
+}

@@ -130,7 +130,6 @@ final class FailingXMLFormat: AtomicStoreFormat {
     /// several times; after each kill the store opens and is whole (its counter matches its
     /// contents), and the next child carries on from it.
     @Test func killedDuringSavesLeavesAWholeStore() throws {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var generator = SeededGenerator(seed: 9)
         try withTemporaryDirectory { directory in
             let url = directory.appendingPathComponent("crash.xml")
@@ -139,26 +138,9 @@ final class FailingXMLFormat: AtomicStoreFormat {
             var killedDuringWrite = 0
             for round in 0..<4 {
                 let ready = directory.appendingPathComponent("ready-\(round)")
-                let child = Process()
-                child.executableURL = executable
-                child.arguments = ["--testing-library", "swift-testing", "--filter", "crashChildSaveLoop"]
-                var environment = ProcessInfo.processInfo.environment
-                environment[Self.childStoreVariable] = url.path
-                environment[Self.childReadyVariable] = ready.path
-                child.environment = environment
-                child.standardOutput = FileHandle.nullDevice
-                child.standardError = FileHandle.nullDevice
-                try child.run()
-                let start = ContinuousClock.now
-                while !FileManager.default.fileExists(atPath: ready.path) && ContinuousClock.now - start < .seconds(120) {
-                    Thread.sleep(forTimeInterval: 0.02)
-                }
-                #expect(FileManager.default.fileExists(atPath: ready.path), "the child never got going")
-                Thread.sleep(forTimeInterval: Double.random(in: 0.2...1.2, using: &generator))
-                kill(child.processIdentifier, SIGKILL)
-                child.waitUntilExit()
-                #expect(child.terminationReason == .uncaughtSignal)
-                #expect(child.terminationStatus == SIGKILL)
+                try killChildTest(
+                    "crashChildSaveLoop", storeVariable: Self.childStoreVariable, store: url, readyVariable: Self.childReadyVariable,
+                    ready: ready, running: Double.random(in: 0.2...1.2, using: &generator))
 
                 // A killed save leaves its temporary file behind (the old store file stays whole).
                 let temporary = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") })

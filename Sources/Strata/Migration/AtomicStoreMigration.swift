@@ -9,7 +9,16 @@ public enum AtomicStoreMigration {
     /// (``RecordMigration``), and each step ends checking what the destination model requires.
     /// - Returns: the migrated contents, with the destination model's metadata (store identifier
     ///   and custom metadata kept).
+    /// - Throws: `incompatibleModel` when `contents` were not written with the plan's store
+    ///   model; `migrationRefused` when the data does not allow a step; a custom stage's error.
+    ///   `contents` are never changed.
     public static func migrate(_ contents: AtomicStoreContents, plan: MigrationPlan, type: StoreType, progress: MigrationProgress? = nil) throws(StrataError) -> AtomicStoreContents {
+        guard !plan.isEmpty else { return contents }
+        guard contents.metadata.modelVersionHash == plan.storeSchema.versionHash else {
+            throw StrataError(
+                .incompatibleModel,
+                "the store was written with model '\(contents.metadata.modelName)' (hash \(contents.metadata.modelVersionHash.prefix(12))…), not with \(SchemaVersions.label(plan.storeSchema)), where the migration plan starts. Plan the migration from the store's own model (its metadata's schema)")
+        }
         var current = contents
         for (index, step) in plan.steps.enumerated() {
             let report = { (activity: String) in
@@ -50,7 +59,14 @@ public enum AtomicStoreMigration {
                     "the store's model changed since the migration was planned (it has hash \(hash.prefix(12))…, the plan starts from \(SchemaVersions.label(plan.storeSchema))); another process may have migrated it. Plan the migration again",
                     file: url.path)
             }
-            let migrated = try migrate(contents, plan: plan, type: format.type, progress: progress)
+            let migrated: AtomicStoreContents
+            do throws(StrataError) {
+                migrated = try migrate(contents, plan: plan, type: format.type, progress: progress)
+            } catch {
+                var located = error
+                located.file = located.file ?? url.path
+                throw located
+            }
             _ = try AtomicStore.writeAtomically(migrated, format: format, to: fileURL, exclusive: false)
             return MigrationReport(plan: plan)
         }

@@ -5,9 +5,22 @@
 /// conflicts, as in SQL.
 enum UniquenessChecker {
     static func violations(in contents: AtomicStoreContents, schema: Schema, checking changed: [ObjectID]) -> [ValidationFailure] {
+        var failures: [ValidationFailure] = []
+        forEachDuplicate(in: contents, schema: schema, checking: changed) { id, other, _, constraint in
+            failures.append(failure(id, other, constraint))
+        }
+        return failures
+    }
+
+    /// Calls `body` for each object of `changed` whose values under a constraint are those of
+    /// another object (`other`, an unchanged one when there is one): the object, the other,
+    /// the entity that declares the constraint and the constraint.
+    static func forEachDuplicate(
+        in contents: AtomicStoreContents, schema: Schema, checking changed: [ObjectID],
+        _ body: (_ id: ObjectID, _ other: ObjectID, _ owner: String, _ constraint: [String]) -> Void
+    ) {
         let changedSet = Set(changed)
         let changedEntities = Set(changed.map(\.entityName))
-        var failures: [ValidationFailure] = []
         for owner in schema.entities where !owner.uniquenessConstraints.isEmpty {
             let covered = schema.entityAndDescendants(of: owner.name).map(\.name)
             guard covered.contains(where: changedEntities.contains) else { continue }
@@ -23,16 +36,13 @@ enum UniquenessChecker {
                 for record in records {
                     guard let key = key(of: record, constraint) else { continue }
                     if let other = seen[key] {
-                        if changedSet.contains(record.objectID) {
-                            failures.append(failure(record.objectID, other, constraint))
-                        }
+                        if changedSet.contains(record.objectID) { body(record.objectID, other, owner.name, constraint) }
                     } else {
                         seen[key] = record.objectID
                     }
                 }
             }
         }
-        return failures
     }
 
     static func failure(_ id: ObjectID, _ other: ObjectID, _ constraint: [String]) -> ValidationFailure {

@@ -3,10 +3,11 @@ import Strata
 import Testing
 
 extension ManagedObjectContext {
-    /// Inserts an object with attribute values (relationships are set by the caller).
+    /// Inserts an object with attribute values (relationships are set by the caller), and the
+    /// primary key `key` when one is given.
     @discardableResult
-    func make(_ entityName: String, _ values: [String: Any] = [:]) throws -> ManagedObject {
-        let object = try insertObject(entityName: entityName)
+    func make(_ entityName: String, key: Int64? = nil, _ values: [String: Any] = [:]) throws -> ManagedObject {
+        let object = try insertObject(entityName: entityName, primaryKey: key)
         for (key, value) in values { object[key] = value }
         return object
     }
