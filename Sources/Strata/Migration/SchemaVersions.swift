@@ -48,7 +48,7 @@ public struct SchemaVersions: Sendable {
     }
 
     /// `Moody 2 (a1b2c3d4e5f6…)`: the name, the version label when there is one, and the hash.
-    static func label(_ schema: Schema) -> String {
+    package static func label(_ schema: Schema) -> String {
         "\(schema.name)\(schema.version.map { " \($0)" } ?? "") (\(schema.versionHash.prefix(12))…)"
     }
 }
