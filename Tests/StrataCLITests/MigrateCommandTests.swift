@@ -275,7 +275,7 @@ struct MigrateCommandTests {
         let expected = try Self.expectedDump(workspace, schema: "Moody-v2.json", ext: ext)
         for round in 1...3 {
             let copy = "round\(round).\(ext)"
-            try FileManager.default.copyItem(at: workspace.file(store), to: workspace.file(copy))
+            try workspace.copyStore(store, to: copy)
             let runs = try ConcurrentProcessTests.runTogether(workspace, [
                 ["migrate", "--schema", "Moody-v2.json", copy],
                 ["migrate", "--schema", "Moody-v2.json", copy],

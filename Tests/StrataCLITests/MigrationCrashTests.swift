@@ -40,7 +40,7 @@ struct MigrationCrashTests {
 
         // One migration to the end: it gives the new dump, and roughly how long a migration
         // takes here (only to spread the kills over it; nothing is asserted about time).
-        try FileManager.default.copyItem(at: workspace.file(original), to: workspace.file("whole.\(ext)"))
+        try workspace.copyStore(original, to: "whole.\(ext)")
         let started = ContinuousClock.now
         let whole = try workspace.run("migrate", "--schema", "Moody-v2.json", "whole.\(ext)")
         let elapsed = ContinuousClock.now - started
@@ -55,7 +55,7 @@ struct MigrationCrashTests {
             // Each round starts from the v1 store (the files SQLite keeps beside it removed: no
             // process has this copy open).
             for suffix in ["", "-wal", "-shm", "-journal"] { try? workspace.remove(store + suffix) }
-            try FileManager.default.copyItem(at: workspace.file(original), to: workspace.file(store))
+            try workspace.copyStore(original, to: store)
             let process = try Self.start(["migrate", "--schema", "Moody-v2.json", store], in: workspace.url)
             Thread.sleep(forTimeInterval: seconds * fraction)
             let wasRunning = process.isRunning
@@ -131,5 +131,12 @@ extension Workspace {
         try #require(newDump.components(separatedBy: "\"recordedAt\"").count == manyMoodsCount + 1)
         try workspace.write("new.dump.json", newDump)
         return workspace
+    }
+
+    /// Copies a store that no process has open: the file and a SQLite WAL beside it, if any.
+    func copyStore(_ store: String, to copy: String) throws {
+        for suffix in ["", "-wal"] where exists(store + suffix) {
+            try FileManager.default.copyItem(at: file(store + suffix), to: file(copy + suffix))
+        }
     }
 }
