@@ -64,10 +64,14 @@ struct MigrateCommand: ParsableCommand {
         let versions = try Self.unreadable { () throws(StrataError) in try SchemaVersions(models) }
         let storeType = try StoreAccess.type(of: store, given: type)
         let migrator = StoreMigrator(storeTypes: StoreAccess.registry)
+        // Planned here for the dry run and for the exit statuses of a refusal (1) or a store
+        // whose model cannot be read (2). The migrator plans again, and the store checks the
+        // plan under its lock, in case another process migrates the store meanwhile.
+        let plan = try Self.planning { () throws(StrataError) in
+            try migrator.plan(forStoreAt: url, type: storeType, versions: versions, unlisted: .throughEveryVersion)
+        }
         if dryRun {
-            try printPlan(try Self.planning { () throws(StrataError) in
-                try migrator.plan(forStoreAt: url, type: storeType, versions: versions, unlisted: .throughEveryVersion)
-            }, current: versions.current)
+            printPlan(plan, current: versions.current)
             return
         }
         let line = ProgressLine.forTerminal()
@@ -91,7 +95,7 @@ struct MigrateCommand: ParsableCommand {
     }
 
     /// `--dry-run`: every step, then its changes, indented, one a line; then a summary.
-    private func printPlan(_ plan: MigrationPlan, current: Schema) throws {
+    private func printPlan(_ plan: MigrationPlan, current: Schema) {
         guard !plan.isEmpty else {
             Console.print("\(store): already at \(SchemaVersions.label(current)); nothing to migrate")
             return
@@ -121,7 +125,7 @@ struct MigrateCommand: ParsableCommand {
         return schema
     }
 
-    /// "step 1/2: transforming 5000 records 1200/5000 (24%)".
+    /// "migrating: step 1/2: Mood: copying rows 1200/5000 (24%)".
     static func progressText(_ event: MigrationProgressEvent) -> String {
         var text = "migrating: step \(event.step)/\(event.stepCount): \(event.activity)"
         if let completed = event.completed, let total = event.total, total > 0 {
