@@ -91,11 +91,4 @@ public struct XMLStoreFactory: PersistentStoreFactory {
     public func metadata(at url: URL) throws(StrataError) -> StoreMetadata {
         try factory.metadata(at: url)
     }
-
-    /// Migrates the store file in place, all or nothing: under the store's writer lock, the
-    /// records are migrated in memory and the file is replaced atomically
-    /// (``AtomicStoreMigration``).
-    public func migrateStore(at url: URL, plan: MigrationPlan, options: [String: String], progress: MigrationProgress?) throws(StrataError) -> MigrationReport {
-        try factory.migrateStore(at: url, plan: plan, options: options, progress: progress)
-    }
 }
