@@ -57,6 +57,15 @@ let package = Package(
                 .product(name: "StrataSQLite", package: rootIdentity),
             ]
         ),
+        // Migrating a SQLite store of 1M objects: Strata in place, raw SQL, a copy through objects.
+        .executableTarget(
+            name: "MigrationBenchmark",
+            dependencies: [
+                .product(name: "Strata", package: rootIdentity),
+                .product(name: "StrataSQLite", package: rootIdentity),
+                "CSQLiteRaw",
+            ]
+        ),
         // The sqlite3 C API for the raw baseline; named apart from Strata's own CSQLite module.
         .systemLibrary(name: "CSQLiteRaw", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libxml2 for the raw SAX-parse baseline, wrapped like the library's CLibXML2 (which is
