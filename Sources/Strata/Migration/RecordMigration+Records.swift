@@ -40,13 +40,12 @@ extension RecordMigration {
     }
 
     /// Whether values of type `from` can be carried into type `to` as they are or widened:
-    /// int16 → int32 → int64 (all `.integer`), float → double (converted), and binary ↔
-    /// transformable (the same bytes). The diff decides what is inferable; this is what a step
-    /// can carry when the diff lets it.
+    /// int16 → int32 → int64 (all `.integer`) and float → double (converted). The diff decides
+    /// what is inferable; this is what a step can carry when the diff lets it. (binary ↔
+    /// transformable is not carried: plain bytes are not a transformer's data.)
     static func carries(_ from: AttributeType, to: AttributeType) -> Bool {
         switch (from, to) {
         case (.int16, .int32), (.int16, .int64), (.int32, .int64), (.float, .double): true
-        case (.binary, .transformable), (.transformable, .binary): true
         default: from == to
         }
     }
@@ -55,8 +54,8 @@ extension RecordMigration {
     func carriage(of property: PropertyDescription, in entity: EntityDescription) -> Carriage {
         guard let matched = step.diff.sourceProperty(of: property.name, in: entity.name) else { return .added }
         // The diff names a property by the entity that declares it or by each that has it.
-        if ([entity.name] + entity.ancestorNames).contains(where: { uninferablePaths.contains("\($0).\(property.name)") }) {
-            return .replaced(detail: "a change that cannot be inferred")
+        for name in [entity.name] + entity.ancestorNames {
+            if let change = uninferablePaths["\(name).\(property.name)"] { return .replaced(detail: change.detail) }
         }
         switch (matched, property) {
         case (.attribute(let from), .attribute(let to)):

@@ -29,7 +29,7 @@ struct RecordMigration {
     let entityMap: [String: String]
     /// The properties whose change the diff says cannot be inferred (`Entity.property`, by
     /// destination names): a custom step carries them out as removed and added.
-    let uninferablePaths: Set<String>
+    let uninferablePaths: [String: SchemaChange]
     /// Source concrete entity → (old key → new key), for objects renumbered by a hierarchy merge.
     var renumbered: [String: [Int64: Int64]] = [:]
     /// Destination concrete entity name → the names of it and its descendants (the entities a
@@ -42,7 +42,8 @@ struct RecordMigration {
         var entityMap: [String: String] = [:]
         for (destinationName, sourceName) in step.diff.entityMatches { entityMap[sourceName] = destinationName }
         self.entityMap = entityMap
-        uninferablePaths = Set(step.diff.uninferableChanges.filter { $0.property != nil }.map(\.path))
+        uninferablePaths = Dictionary(
+            step.diff.uninferableChanges.filter { $0.property != nil }.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         for entity in step.destination.entities {
             families[entity.name] = Set(step.destination.entityAndDescendants(of: entity.name).map(\.name))
         }

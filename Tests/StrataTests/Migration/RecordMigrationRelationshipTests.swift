@@ -215,6 +215,6 @@ struct RecordMigrationRelationshipTests {
         let migrated = try M.migrate(store, from: v1, to: v2, custom: true)
         #expect(migrated.record(M.id("Person", 1))?.toOne == [:])
         let message = M.refusal { _ = try M.migrate(store, from: v1, to: v2) }
-        #expect(message.contains("Person.place: destination Club → Playlist cannot be inferred"), "\(message)")
+        #expect(message.contains("Person.place: destination 'Club' → 'Playlist' cannot be inferred"), "\(message)")
     }
 }
