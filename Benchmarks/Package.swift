@@ -57,12 +57,14 @@ let package = Package(
                 .product(name: "StrataSQLite", package: rootIdentity),
             ]
         ),
-        // Migrating a SQLite store of 1M objects: Strata in place, raw SQL, a copy through objects.
+        // Migrating a SQLite store of 1M objects: Strata in place, raw SQL, a GRDB migration, a
+        // copy through objects.
         .executableTarget(
             name: "MigrationBenchmark",
             dependencies: [
                 .product(name: "Strata", package: rootIdentity),
                 .product(name: "StrataSQLite", package: rootIdentity),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 "CSQLiteRaw",
             ]
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import Synchronization
 import Testing
 
 /// The Moody versions of `Schemas/` (Docs/MoodyVersions.md) migrated by the library with a
@@ -62,6 +63,23 @@ import Testing
     }
 
     static let expectedContinents: [Int64: String?] = [1: "Europe", 2: "Asia", 3: "Europe", 4: nil]
+
+    @Test(arguments: fileKinds)
+    func aCustomStageReadsTransformableValuesWithTheStagesTransformers(_ kind: StoreKind) throws {
+        let fixture = try Self.makeStore(kind, Self.v2)
+        let url = try #require(fixture.description.url)
+        let seen = Mutex<[[String]]>([])
+        let stage = MigrationStage.custom(
+            from: Self.v2, to: Self.v3, transformers: ["MoodColors": CodableAttributeTransformer<[String]>()],
+            willMigrate: { context in
+                for mood in try context.fetch(FetchRequest(entityName: "Mood")) {
+                    let colors = mood["colors"] as? [String] ?? []
+                    seen.withLock { $0.append(colors) }
+                }
+            })
+        _ = try StoreMigrator(storeTypes: kind.storeTypes).migrateStore(at: url, versions: SchemaVersions([Self.v2, Self.v3]), stages: [stage])
+        #expect(seen.withLock { $0 } == Array(repeating: ["#FF0000"], count: 4))
+    }
 
     @Test(arguments: fileKinds)
     func aCustomStageFillsTheNewRelationship(_ kind: StoreKind) throws {

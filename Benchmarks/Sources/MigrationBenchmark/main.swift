@@ -1,5 +1,6 @@
 import CSQLiteRaw
 import Foundation
+import GRDB
 import Strata
 import StrataSQLite
 
@@ -11,6 +12,8 @@ import StrataSQLite
 //   raw      the same change through the sqlite3 C API: ALTER TABLE … RENAME COLUMN (the value
 //            and its shadow column), ALTER TABLE … ADD COLUMN, and the model's metadata rows
 //            updated, in one transaction.
+//   grdb     the same ALTER TABLE statements as a GRDB `DatabaseMigrator` migration on a
+//            `DatabasePool` (WAL), with the metadata rows updated in it, as an app on GRDB would.
 //   copy     what a naive migration does: the old store opened with v1 and a new one with v2,
 //            every object copied through contexts in batches of 10,000.
 //
@@ -178,6 +181,30 @@ func raw() throws -> Timing {
     }
 }
 
+// MARK: - (b') The same change as a GRDB migration
+
+func grdb() throws -> Timing {
+    let url = try copyOfTemplate("grdb.sqlite")
+    let entityHashes = String(decoding: try JSONSerialization.data(withJSONObject: v2.entityVersionHashes, options: [.sortedKeys]), as: UTF8.self)
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v2") { db in
+        try db.alter(table: "Record") { table in
+            table.rename(column: "title", to: "name")
+            table.rename(column: "_title_nfc", to: "_name_nfc")
+            table.add(column: "rating", .integer).defaults(to: 0)
+        }
+        for (key, value) in [("modelVersionHash", v2.versionHash), ("entityVersionHashes", entityHashes), ("schema", v2.jsonString)] {
+            try db.execute(sql: #"UPDATE "strata_metadata" SET "value" = ? WHERE "key" = ?"#, arguments: [value, key])
+        }
+    }
+    // From a closed file to a closed file, as the others: the pool is opened and closed inside.
+    return try measure {
+        let pool = try DatabasePool(path: url.path)
+        try migrator.migrate(pool)
+        try pool.close()
+    }
+}
+
 // MARK: - (c) Copying through objects
 
 func copy() throws -> Timing {
@@ -217,7 +244,7 @@ func copy() throws -> Timing {
 // MARK: - Report
 
 var results: [(String, Timing?, String)] = []
-for (name, contender, result) in [("strata", strata, "strata.sqlite"), ("raw", raw, "raw.sqlite"), ("copy", copy, "copy-destination.sqlite")] as [(String, () throws -> Timing, String)] {
+for (name, contender, result) in [("strata", strata, "strata.sqlite"), ("raw", raw, "raw.sqlite"), ("grdb", grdb, "grdb.sqlite"), ("copy", copy, "copy-destination.sqlite")] as [(String, () throws -> Timing, String)] {
     if let only, !only.contains(name) { continue }
     do {
         let timing = try contender()

@@ -32,10 +32,18 @@ public struct MigrationStage: Sendable {
     public let destination: Schema
     public let willMigrate: Body?
     public let didMigrate: Body?
+    /// Value transformers the closures' contexts use for `transformable` attributes, by the
+    /// names the models use (a context reading a transformable attribute needs its transformer).
+    public let transformers: [String: any AttributeTransformer]
 
     /// A custom stage from `source` to `destination`, two adjacent versions of the list it is
     /// used with (matched by version hash).
-    public static func custom(from source: Schema, to destination: Schema, willMigrate: Body? = nil, didMigrate: Body? = nil) -> MigrationStage {
-        MigrationStage(source: source, destination: destination, willMigrate: willMigrate, didMigrate: didMigrate)
+    /// - Parameter transformers: the value transformers of the models' `transformable`
+    ///   attributes, registered with the closures' contexts.
+    public static func custom(
+        from source: Schema, to destination: Schema, transformers: [String: any AttributeTransformer] = [:],
+        willMigrate: Body? = nil, didMigrate: Body? = nil
+    ) -> MigrationStage {
+        MigrationStage(source: source, destination: destination, willMigrate: willMigrate, didMigrate: didMigrate, transformers: transformers)
     }
 }

@@ -16,6 +16,8 @@ public struct MigrationStep: Sendable {
     public let diff: SchemaDiff
     public let willMigrate: MigrationStage.Body?
     public let didMigrate: MigrationStage.Body?
+    /// The custom stage's value transformers.
+    public let transformers: [String: any AttributeTransformer]
 
     public init(source: Schema, destination: Schema, stage: MigrationStage? = nil) {
         self.source = source
@@ -23,6 +25,7 @@ public struct MigrationStep: Sendable {
         diff = SchemaDiff(from: source, to: destination)
         willMigrate = stage?.willMigrate
         didMigrate = stage?.didMigrate
+        transformers = stage?.transformers ?? [:]
     }
 
     /// Whether app code runs in this step.
@@ -42,6 +45,7 @@ public struct MigrationStep: Sendable {
         guard let body else { return }
         let coordinator = PersistentStoreCoordinator(schema: schema)
         coordinator.attachOpenedStore(store)
+        for (name, transformer) in transformers { coordinator.attributeTransformers.register(transformer, name: name) }
         let context = ManagedObjectContext(coordinator: coordinator)
         context.name = "migration"
         do {
