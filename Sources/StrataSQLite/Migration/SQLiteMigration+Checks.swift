@@ -123,7 +123,10 @@ extension SQLiteMigration {
                 try database.execute(sql)
             }
             for relationship in layout.entity.relationships where !relationship.isToMany && !relationship.isOptional && layout.entity.declares(relationship.name) {
-                if case .relationship(let old)? = sourceProperty(relationship.name, of: name), !old.isToMany, !old.isOptional, sourceLayout != nil { continue }
+                // A required to-one that stays one keeps its value, unless objects it may refer
+                // to were removed (a removed subentity's): those references are cleared.
+                if case .relationship(let old)? = sourceProperty(relationship.name, of: name), !old.isToMany, !old.isOptional, sourceLayout != nil,
+                   source.schema.entityAndDescendants(of: old.destination).allSatisfy({ destinationEntity($0.name) != nil }) { continue }
                 requiredChecks.append((name, relationship.name))
             }
         }
@@ -144,6 +147,44 @@ extension SQLiteMigration {
                 ? "give the attribute a default value in the new model, or set it in a custom stage (didMigrate)"
                 : "make the relationship optional, or set it in a custom stage (didMigrate)"
             throw refused("\(entity).\(property) is required in \(SchemaVersions.label(step.destination)) but \(count) object(s) have no value: \(Self.objectList(objects, total: Int(count))); \(fix)")
+        }
+    }
+
+    // MARK: - Entities and destinations
+
+    /// Refuses rows of an entity that becomes abstract (they would have no entity), naming
+    /// them, as the record migration does.
+    func checkAbstractEntities() throws(StrataError) {
+        for name in destination.entities.keys.sorted() {
+            let layout = destination.entities[name]!
+            guard layout.entity.isAbstract, let from = sourceEntity(name), source.schema.entity(named: from)?.isAbstract == false,
+                  let plan = plans[layout.table.name], !froms(of: plan).isEmpty else { continue }
+            let table = layout.table
+            let condition = table.hasEntityColumn ? "WHERE \"_entity\" = \(literal(name))" : ""
+            guard case .integer(let count)? = try database.scalar("SELECT count(*) FROM \(quoted(table.name)) \(condition)"), count > 0 else { continue }
+            let keys = try database.rows("SELECT \"_pk\" FROM \(quoted(table.name)) \(condition) ORDER BY \"_pk\" LIMIT 20", []) { $0.int64(0) }
+            throw refused("\(name) becomes abstract, but the store holds \(count) object(s) of it: \(Self.objectList(keys.map { (name, $0) }, total: Int(count))) (delete them, or move their data to a subentity, in a custom stage's willMigrate)")
+        }
+    }
+
+    /// Refuses references that a relationship whose destination became a subentity of the old
+    /// one can no longer hold (the diff's condition: every object it refers to is of that
+    /// subentity), naming the objects that hold them.
+    func checkNarrowedDestinations() throws(StrataError) {
+        let tables = Set(try database.rows("SELECT name FROM sqlite_master WHERE type = 'table'", []) { $0.text(0) })
+        for name in destination.entities.keys.sorted() {
+            let layout = destination.entities[name]!
+            for relationship in layout.entity.relationships where layout.entity.declares(relationship.name) {
+                guard case .relationship(let old)? = sourceProperty(relationship.name, of: name),
+                      let was = destinationEntity(old.destination), was != relationship.destination,
+                      destination.schema.entity(named: relationship.destination)?.ancestorNames.contains(was) == true,
+                      let target = destination.entities[relationship.destination], target.table.hasEntityColumn,
+                      let pairs = sideQuery(name, relationship.name, destination: tables) else { continue }
+                let misfits = "SELECT DISTINCT s.o FROM (\(pairs)) AS s JOIN \(quoted(target.table.name)) AS t ON t.\"_pk\" = s.m WHERE t.\"_entity\" NOT IN (\(Self.family(relationship.destination, in: destination)))"
+                guard case .integer(let count)? = try database.scalar("SELECT count(*) FROM (\(misfits))"), count > 0 else { continue }
+                let keys = try database.rows("\(misfits) ORDER BY s.o LIMIT 20", []) { $0.int64(0) }
+                throw refused("\(name).\(relationship.name) now refers to \(relationship.destination) objects only, but \(count) object(s) refer to others: \(Self.objectList(keys.map { (name, $0) }, total: Int(count))) (change or clear them in a custom stage's willMigrate)")
+            }
         }
     }
 

@@ -1,0 +1,97 @@
+import Foundation
+import Strata
+import Testing
+
+/// Hierarchy changes whose migration depends on the data, on every store kind: a relationship
+/// whose destination becomes a subentity, an entity that becomes abstract, a required to-one
+/// whose objects go with a removed subentity. Every store refuses the same data, naming the
+/// objects, and leaves the store byte-identical; the data that fits migrates alike.
+@Suite("Migration: data the new hierarchy refuses")
+struct MigrationHierarchyTests {
+    typealias M = MigrationModels
+
+    /// Dogs are animals; an owner has a pet, any animal.
+    static let zooJSON = """
+    { "name": "Zoo", "version": "1", "entities": [
+      { "name": "Animal",
+        "attributes": [ { "name": "name", "type": "string" } ] },
+      { "name": "Dog", "parent": "Animal",
+        "attributes": [ { "name": "breed", "type": "string", "optional": true } ] },
+      { "name": "Owner",
+        "attributes": [ { "name": "name", "type": "string" } ],
+        "relationships": [ { "name": "pet", "destination": "Animal", "optional": true } ] }
+    ] }
+    """
+    static let zoo = Models.load(zooJSON)
+    static let pet = #"{ "name": "pet", "destination": "Animal", "optional": true }"#
+
+    /// Owner 1 has the dog rex, owner 2 the cat when `catOwned`, owner 3 no pet.
+    static func fill(catOwned: Bool) -> (ManagedObjectContext) throws -> Void {
+        { context in
+            let cat = try context.make("Animal", key: 1, ["name": "cat"])
+            let rex = try context.make("Dog", key: 2, ["name": "rex", "breed": "pug"])
+            try context.make("Owner", key: 1, ["name": "ann"]).setObject(rex, forKey: "pet")
+            try context.make("Owner", key: 2, ["name": "bob"]).setObject(catOwned ? cat : nil, forKey: "pet")
+            try context.make("Owner", key: 3, ["name": "cy"])
+        }
+    }
+
+    /// The diff: "depends on the data: every object in Owner.pet is a Dog".
+    static let petIsADog = M.edit(zooJSON, version: "2", [(pet, #"{ "name": "pet", "destination": "Dog", "optional": true }"#)])
+
+    @Test(arguments: StoreKind.all)
+    func aDestinationNarrowedToASubentityIsRefusedNamingTheObjectsThatReferToOthers(kind: StoreKind) throws {
+        let fixture = try MigrationFixture(kind, Self.zoo, fill: Self.fill(catOwned: true))
+        let message = try fixture.expectRefusal([Self.zoo, Self.petIsADog])
+        #expect(message.contains("Owner.pet now refers to Dog objects only"), "\(message)")
+        #expect(message.contains("Owner 2 ("), "\(message)")
+    }
+
+    @Test(arguments: StoreKind.all)
+    func aDestinationNarrowedToASubentityMigratesWhenEveryObjectFits(kind: StoreKind) throws {
+        let fixture = try MigrationFixture(kind, Self.zoo, fill: Self.fill(catOwned: false))
+        try fixture.migrate([Self.zoo, Self.petIsADog])
+        #expect(try fixture.dump(Self.petIsADog) == [
+            #"Animal1 name="cat""#,
+            #"Dog2 breed="pug" name="rex""#,
+            #"Owner1 name="ann" pet->Dog2"#,
+            #"Owner2 name="bob""#,
+            #"Owner3 name="cy""#,
+        ])
+    }
+
+    @Test(arguments: StoreKind.all)
+    func anEntityThatBecomesAbstractWhileItHasObjectsIsRefused(kind: StoreKind) throws {
+        let abstract = M.edit(Self.zooJSON, version: "2", [(#"{ "name": "Animal","#, #"{ "name": "Animal", "abstract": true,"#)])
+        let fixture = try MigrationFixture(kind, Self.zoo, fill: Self.fill(catOwned: true))
+        let message = try fixture.expectRefusal([Self.zoo, abstract])
+        #expect(message.contains("Animal becomes abstract"), "\(message)")
+        #expect(message.contains("Animal 1 ("), "\(message)")
+    }
+
+    /// Removing Dog clears the references to dogs: a required to-one left without its object
+    /// is refused (Core Data validates the migrated objects).
+    @Test(arguments: StoreKind.all)
+    func aRequiredToOneWhoseObjectGoesWithARemovedSubentityIsRefused(kind: StoreKind) throws {
+        let required = #"{ "name": "pet", "destination": "Animal" }"#
+        let v1 = M.edit(Self.zooJSON, version: "1", [(Self.pet, required)])
+        let withoutDog = Models.load(Self.zooJSON
+            .replacingOccurrences(of: #""version": "1""#, with: #""version": "2""#)
+            .replacingOccurrences(of: Self.pet, with: required)
+            .replacingOccurrences(of: """
+              { "name": "Dog", "parent": "Animal",
+                "attributes": [ { "name": "breed", "type": "string", "optional": true } ] },
+
+            """, with: ""))
+        let fixture = try MigrationFixture(kind, v1, fill: { context in
+            let cat = try context.make("Animal", key: 1, ["name": "cat"])
+            let rex = try context.make("Dog", key: 2, ["name": "rex"])
+            try context.make("Owner", key: 1, ["name": "ann"]).setObject(cat, forKey: "pet")
+            try context.make("Owner", key: 2, ["name": "bob"]).setObject(rex, forKey: "pet")
+        })
+        let message = try fixture.expectRefusal([v1, withoutDog])
+        #expect(message.contains("Owner.pet"), "\(message)")
+        #expect(message.contains("Owner 2"), "\(message)")
+        #expect(!message.contains("Owner 1"), "\(message)")
+    }
+}
