@@ -95,3 +95,45 @@ struct MigrationHierarchyTests {
         #expect(!message.contains("Owner 1"), "\(message)")
     }
 }
+
+/// Keys when hierarchies merge: every store renumbers exactly the same objects to the same keys
+/// (only the colliding ones, the hierarchies taken in the destination model's order).
+@Suite("Migration: keys of merged hierarchies")
+struct MigrationMergedKeyTests {
+    typealias M = MigrationModels
+
+    @Test(arguments: StoreKind.all)
+    func onlyTheCollidingObjectsGetNewKeys(kind: StoreKind) throws {
+        let fixture = try MigrationFixture(kind, M.kennel, fill: MigrationTests.fillKennel(dogKeys: (1, 3)))
+        try fixture.migrate([M.kennel, M.kennelWithParent])
+        #expect(try fixture.dump(M.kennelWithParent) == [
+            #"Animal1 name="cat""#,
+            #"Animal2 name="cow""#,
+            #"Dog3 name="fido" walker->Owner1"#,
+            #"Dog4 breed="pug" name="rex" walker->Owner1"#,
+            #"Owner1 name="ann" dogs->[Dog3,Dog4]"#,
+        ])
+    }
+
+    @Test(arguments: StoreKind.all)
+    func aNewRootKeepsTheKeysOfTheHierarchyFirstInTheModel(kind: StoreKind) throws {
+        let v1 = Models.load("""
+            { "name": "Items", "version": "1", "entities": [
+              { "name": "Note", "attributes": [ { "name": "title", "type": "string" } ] },
+              { "name": "Photo", "attributes": [ { "name": "title", "type": "string" } ] } ] }
+            """)
+        let v2 = Models.load("""
+            { "name": "Items", "version": "2", "entities": [
+              { "name": "Item", "abstract": true, "attributes": [ { "name": "title", "type": "string" } ] },
+              { "name": "Photo", "parent": "Item" },
+              { "name": "Note", "parent": "Item" } ] }
+            """)
+        let fixture = try MigrationFixture(kind, v1, fill: { context in
+            try context.make("Note", key: 1, ["title": "n1"])
+            try context.make("Note", key: 2, ["title": "n2"])
+            try context.make("Photo", key: 1, ["title": "p1"])
+        })
+        try fixture.migrate([v1, v2])
+        #expect(try fixture.dump(v2) == [#"Note2 title="n2""#, #"Note3 title="n1""#, #"Photo1 title="p1""#])
+    }
+}

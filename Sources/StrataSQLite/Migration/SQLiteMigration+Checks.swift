@@ -5,26 +5,55 @@ extension SQLiteMigration {
     // MARK: - Keys
 
     /// When rows of several source hierarchies merge into one table and some of their keys
-    /// collide, gives the moved rows of each later hierarchy new keys above every key in use,
-    /// and rewrites every reference to them (foreign keys and join tables) first. Keys are
-    /// otherwise kept.
+    /// collide, gives the colliding rows new keys and rewrites every reference to them
+    /// (foreign keys and join tables) first, by the record migration's rule
+    /// (`RecordMigration+Keys.swift`), so that every store gives the same keys:
+    /// - the hierarchies are taken in order: first the one the destination root was matched
+    ///   with, then the others by the first position, in the destination model, of an entity
+    ///   their rows go to;
+    /// - a row keeps its key when no row of a hierarchy taken before holds it; otherwise it
+    ///   gets the next key above every key and key counter of the merged hierarchies, in the
+    ///   order of the keys.
     mutating func renumberCollidingKeys() throws(StrataError) {
+        var positions: [String: Int] = [:]
+        for (position, entity) in destination.schema.entities.enumerated() { positions[entity.name] = position }
         for name in destination.tables.keys.sorted() {
             guard case .rebuild(let froms)? = plans[name], froms.count > 1 else { continue }
             let table = destination.tables[name]!
-            // The hierarchy the destination root comes from keeps its keys.
-            let keeper = sourceEntity(name).flatMap { source.entities[$0]?.rootName }.flatMap { froms.contains($0) ? $0 : nil } ?? froms[0]
-            var taken = [moving(keeper, into: table)]
-            for from in froms where from != keeper {
+            // The hierarchies with rows that go to the table, with the first destination
+            // position of an entity their rows go to.
+            var ranked: [(rank: (Int, Int, String), from: String)] = []
+            let keeper = sourceEntity(name).flatMap { source.entities[$0]?.rootName }
+            for from in froms {
+                let layout = source.tables[from]!
+                let entities = layout.hasEntityColumn
+                    ? try database.rows("SELECT DISTINCT \"_entity\" FROM \(quoted(from))", []) { $0.text(0) }
+                    : (try database.scalar("SELECT 1 FROM \(quoted(from)) LIMIT 1") == nil ? [] : layout.entityNames)
+                let first = entities.compactMap { destinationEntity($0).flatMap { table.entityNames.contains($0) ? positions[$0] : nil } }.min()
+                guard let first else { continue }
+                ranked.append((from == keeper ? (0, 0, from) : (1, first, from), from))
+            }
+            guard ranked.count > 1 else { continue }
+            let order = ranked.sorted { $0.rank < $1.rank }.map(\.from)
+            var next: Int64 = 0
+            for from in order {
+                if case .integer(let key)? = try database.scalar("SELECT max(\"_pk\") FROM \(quoted(from))") { next = max(next, key) }
+                if case .integer(let key)? = try database.scalar("SELECT \"last\" FROM \"strata_keys\" WHERE \"entity\" = ?1", [.text(from)]) { next = max(next, key) }
+            }
+            var taken = [moving(order[0], into: table)]
+            for from in order.dropFirst() {
                 let rows = moving(from, into: table)
-                var collisions: Int64 = 0
-                for other in taken {
-                    if case .integer(let n)? = try database.scalar("SELECT count(*) FROM (\(rows)) WHERE \"_pk\" IN (\(other))") { collisions += n }
-                }
-                if collisions > 0 {
-                    try renumber(from, rows: rows, above: froms)
+                let claimed = taken.joined(separator: " UNION ALL ")
+                let map = "strata renumbering \(from)"
+                try database.execute("CREATE TEMP TABLE \(quoted(map)) (\"old\" INTEGER PRIMARY KEY, \"new\" INTEGER NOT NULL)")
+                try database.execute("INSERT INTO temp.\(quoted(map)) SELECT \"_pk\", \(next) + row_number() OVER (ORDER BY \"_pk\") FROM (\(rows)) WHERE \"_pk\" IN (\(claimed))")
+                let count = database.changes
+                if count > 0 {
+                    try renumber(from, map: "temp.\(quoted(map))")
                     renumbered.append(from)
+                    next += Int64(count)
                 }
+                try database.execute("DROP TABLE temp.\(quoted(map))")
                 taken.append(moving(from, into: table))
             }
         }
@@ -41,29 +70,24 @@ extension SQLiteMigration {
         return sql
     }
 
-    private func renumber(_ from: String, rows: String, above tables: [String]) throws(StrataError) {
-        var offset: Int64 = 0
-        for table in Set(tables + [from]) {
-            if case .integer(let key)? = try database.scalar("SELECT max(\"_pk\") FROM \(quoted(table))") { offset = max(offset, key) }
-            if case .integer(let key)? = try database.scalar("SELECT \"last\" FROM \"strata_keys\" WHERE \"entity\" = ?1", [.text(table)]) { offset = max(offset, key) }
-        }
+    /// Gives the rows of source root `from` listed in `map` (old key → new key) their new
+    /// keys, and every reference to them.
+    private func renumber(_ from: String, map: String) throws(StrataError) {
         progress("\(from): giving \(from) objects new primary keys (they collide with another hierarchy's)", nil)
-        let moved = "(\(rows))"
+        func renumbering(_ column: String) -> String {
+            "\(column) = (SELECT \"new\" FROM \(map) WHERE \"old\" = \(column)) WHERE \(column) IN (SELECT \"old\" FROM \(map))"
+        }
         for referring in source.tables.keys.sorted() where existing.contains(referring) {
             for column in source.tables[referring]!.columns {
                 guard case .toOne(let target) = column.role, source.entities[target]?.rootName == from else { continue }
-                try database.execute("UPDATE \(quoted(referring)) SET \(quoted(column.name)) = \(quoted(column.name)) + \(offset) WHERE \(quoted(column.name)) IN \(moved)")
+                try database.execute("UPDATE \(quoted(referring)) SET \(renumbering(quoted(column.name)))")
             }
         }
         for join in source.joinTables where existing.contains(join.name) {
-            if join.sourceRoot == from {
-                try database.execute("UPDATE \(quoted(join.name)) SET \"source\" = \"source\" + \(offset) WHERE \"source\" IN \(moved)")
-            }
-            if join.destinationRoot == from {
-                try database.execute("UPDATE \(quoted(join.name)) SET \"destination\" = \"destination\" + \(offset) WHERE \"destination\" IN \(moved)")
-            }
+            if join.sourceRoot == from { try database.execute("UPDATE \(quoted(join.name)) SET \(renumbering("\"source\""))") }
+            if join.destinationRoot == from { try database.execute("UPDATE \(quoted(join.name)) SET \(renumbering("\"destination\""))") }
         }
-        try database.execute("UPDATE \(quoted(from)) SET \"_pk\" = \"_pk\" + \(offset) WHERE \"_pk\" IN \(moved)")
+        try database.execute("UPDATE \(quoted(from)) SET \(renumbering("\"_pk\""))")
     }
 
     /// `strata_keys` follows the roots: a destination root's counter is at least every
