@@ -97,24 +97,10 @@ struct MigrationHierarchyTests {
 }
 
 /// Keys when hierarchies merge: every store renumbers exactly the same objects to the same keys
-/// (only the colliding ones, the hierarchies taken in the destination model's order).
+/// (only the colliding ones, the hierarchies taken in the destination model's order; see also
+/// `MigrationTests.aParentAddedGivesTheMovedObjectsWhoseKeysCollideNewKeys`).
 @Suite("Migration: keys of merged hierarchies")
 struct MigrationMergedKeyTests {
-    typealias M = MigrationModels
-
-    @Test(arguments: StoreKind.all)
-    func onlyTheCollidingObjectsGetNewKeys(kind: StoreKind) throws {
-        let fixture = try MigrationFixture(kind, M.kennel, fill: MigrationTests.fillKennel(dogKeys: (1, 3)))
-        try fixture.migrate([M.kennel, M.kennelWithParent])
-        #expect(try fixture.dump(M.kennelWithParent) == [
-            #"Animal1 name="cat""#,
-            #"Animal2 name="cow""#,
-            #"Dog3 name="fido" walker->Owner1"#,
-            #"Dog4 breed="pug" name="rex" walker->Owner1"#,
-            #"Owner1 name="ann" dogs->[Dog3,Dog4]"#,
-        ])
-    }
-
     @Test(arguments: StoreKind.all)
     func aNewRootKeepsTheKeysOfTheHierarchyFirstInTheModel(kind: StoreKind) throws {
         let v1 = Models.load("""
