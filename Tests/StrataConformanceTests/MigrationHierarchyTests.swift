@@ -94,6 +94,32 @@ struct MigrationHierarchyTests {
         #expect(message.contains("Owner 2"), "\(message)")
         #expect(!message.contains("Owner 1"), "\(message)")
     }
+
+    /// Dog gains Animal as its parent and with it Animal's required attribute, which dogs
+    /// never had: nil in every dog, refused without a default, the default with one.
+    @Test(arguments: StoreKind.all)
+    func aParentAddedBringsARequiredAttributeTheMovedObjectsLack(kind: StoreKind) throws {
+        let separate = """
+            { "name": "Pets", "version": "1", "entities": [
+              { "name": "Animal", "attributes": [ { "name": "name", "type": "string" } ] },
+              { "name": "Dog", "attributes": [ { "name": "breed", "type": "string", "optional": true } ] } ] }
+            """
+        let v1 = Models.load(separate)
+        let fill: (ManagedObjectContext) throws -> Void = { context in
+            try context.make("Animal", key: 1, ["name": "cat"])
+            try context.make("Dog", key: 2, ["breed": "pug"])
+        }
+        let parent = (#"{ "name": "Dog", "attributes""#, #"{ "name": "Dog", "parent": "Animal", "attributes""#)
+        let refused = try MigrationFixture(kind, v1, fill: fill)
+        let message = try refused.expectRefusal([v1, M.edit(separate, version: "2", [parent])])
+        #expect(message.contains(".name is required"), "\(message)")
+        #expect(message.contains("Dog 2"), "\(message)")
+
+        let withDefault = M.edit(separate, version: "2", [parent, (#""type": "string" }"#, #""type": "string", "default": "?" }"#)])
+        let filled = try MigrationFixture(kind, v1, fill: fill)
+        try filled.migrate([v1, withDefault])
+        #expect(try filled.dump(withDefault) == [#"Animal1 name="cat""#, #"Dog2 breed="pug" name="?""#])
+    }
 }
 
 /// Keys when hierarchies merge: every store renumbers exactly the same objects to the same keys

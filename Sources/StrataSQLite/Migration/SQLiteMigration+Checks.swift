@@ -120,12 +120,9 @@ extension SQLiteMigration {
             let table = layout.table
             guard let plan = plans[table.name] else { continue }
             if case .create = plan { continue }
-            let sourceLayout = sourceEntity(name).flatMap { source.entities[$0] }
             for attribute in layout.entity.attributes where !attribute.isOptional && !attribute.isTransient && layout.entity.declares(attribute.name) {
-                var wasRequired = false
-                if case .attribute(let old)? = sourceProperty(attribute.name, of: name), !old.isOptional, !old.isTransient,
-                   Self.keepsValues(from: old.type, to: attribute.type), sourceLayout != nil {
-                    wasRequired = true
+                let wasRequired = hadEverywhere(attribute.name, of: name) { old in
+                    if case .attribute(let old) = old { !old.isOptional && !old.isTransient && Self.keepsValues(from: old.type, to: attribute.type) } else { false }
                 }
                 guard !wasRequired else { continue }
                 guard let value = attribute.defaultValue else {
@@ -149,10 +146,24 @@ extension SQLiteMigration {
             for relationship in layout.entity.relationships where !relationship.isToMany && !relationship.isOptional && layout.entity.declares(relationship.name) {
                 // A required to-one that stays one keeps its value, unless objects it may refer
                 // to were removed (a removed subentity's): those references are cleared.
-                if case .relationship(let old)? = sourceProperty(relationship.name, of: name), !old.isToMany, !old.isOptional, sourceLayout != nil,
-                   source.schema.entityAndDescendants(of: old.destination).allSatisfy({ destinationEntity($0.name) != nil }) { continue }
+                if hadEverywhere(relationship.name, of: name, { old in
+                    if case .relationship(let old) = old {
+                        !old.isToMany && !old.isOptional && source.schema.entityAndDescendants(of: old.destination).allSatisfy { destinationEntity($0.name) != nil }
+                    } else { false }
+                }) { continue }
                 requiredChecks.append((name, relationship.name))
             }
+        }
+    }
+
+    /// Whether the rows of destination entity `entity` and of its subentities all come from
+    /// source entities whose matched property `name` meets `condition` (an entity that had
+    /// no such property — say one that gained a parent declaring it — does not). New
+    /// entities have no rows.
+    private func hadEverywhere(_ name: String, of entity: String, _ condition: (PropertyDescription) -> Bool) -> Bool {
+        destination.schema.entityAndDescendants(of: entity).allSatisfy { member in
+            guard let from = sourceEntity(member.name), source.entities[from] != nil else { return true }
+            return sourceProperty(name, of: member.name).map(condition) ?? false
         }
     }
 
