@@ -120,6 +120,29 @@ struct MigrationHierarchyTests {
         try filled.migrate([v1, withDefault])
         #expect(try filled.dump(withDefault) == [#"Animal1 name="cat""#, #"Dog2 breed="pug" name="?""#])
     }
+
+    /// Dog gains `size` with a default (every row of the shared table may read it), then `size`
+    /// moves up to Animal: dogs keep theirs, the animals and cats that gain it take Animal's
+    /// default — not the dogs' default.
+    @Test(arguments: StoreKind.all)
+    func anAttributeMovedUpToTheParentGivesTheEntitiesThatGainItTheDefault(kind: StoreKind) throws {
+        let json = """
+            { "name": "Up", "version": "1", "entities": [
+              { "name": "Animal", "attributes": [ { "name": "name", "type": "string" }ANIMAL ] },
+              { "name": "Dog", "parent": "Animal", "attributes": [ DOG ] },
+              { "name": "Cat", "parent": "Animal", "attributes": [ { "name": "lives", "type": "int16", "default": 9 } ] } ] }
+            """
+        let v1 = M.edit(json, version: "1", [("ANIMAL", ""), ("DOG", "")])
+        let v2 = M.edit(json, version: "2", [("ANIMAL", ""), ("DOG", #"{ "name": "size", "type": "int16", "default": 5 }"#)])
+        let v3 = M.edit(json, version: "3", [("ANIMAL", #", { "name": "size", "type": "int16", "default": 7 }"#), ("DOG", "")])
+        let fixture = try MigrationFixture(kind, v1, fill: { context in
+            try context.make("Animal", key: 1, ["name": "a"])
+            try context.make("Dog", key: 2, ["name": "d"])
+            try context.make("Cat", key: 3, ["name": "c"])
+        })
+        try fixture.migrate([v1, v2, v3])
+        #expect(try fixture.dump(v3) == [#"Animal1 name="a" size=7"#, #"Cat3 lives=9 name="c" size=7"#, #"Dog2 name="d" size=5"#])
+    }
 }
 
 /// Keys when hierarchies merge: every store renumbers exactly the same objects to the same keys

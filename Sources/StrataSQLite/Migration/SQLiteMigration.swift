@@ -109,6 +109,7 @@ struct SQLiteMigration {
         try renumberCollidingKeys()
         try readPairs()
         try changeTables()
+        try resetGainedAttributes()
         try checkAbstractEntities()
         try writePairs()
         try checkNarrowedDestinations()
