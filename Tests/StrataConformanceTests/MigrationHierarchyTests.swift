@@ -143,6 +143,36 @@ struct MigrationHierarchyTests {
         try fixture.migrate([v1, v2, v3])
         #expect(try fixture.dump(v3) == [#"Animal1 name="a" size=7"#, #"Cat3 lives=9 name="c" size=7"#, #"Dog2 name="d" size=5"#])
     }
+
+    /// Cat's `weight` and `buddy` take the names of Dog's `size` and `pal`: in a table the
+    /// siblings share, each keeps its own values.
+    @Test(arguments: StoreKind.all)
+    func siblingsWhosePropertiesGetOneNameKeepTheirOwnValues(kind: StoreKind) throws {
+        let json = """
+            { "name": "Siblings", "version": "1", "entities": [
+              { "name": "Animal", "attributes": [ { "name": "name", "type": "string" } ] },
+              { "name": "Dog", "parent": "Animal", "attributes": [ { "name": "size", "type": "string", "optional": true } ],
+                "relationships": [ { "name": "pal", "destination": "Animal", "optional": true } ] },
+              { "name": "Cat", "parent": "Animal", "attributes": [ { "name": "weight", "type": "string", "optional": true } ],
+                "relationships": [ { "name": "buddy", "destination": "Animal", "optional": true } ] } ] }
+            """
+        let v1 = Models.load(json)
+        let v2 = M.edit(json, version: "2", [
+            (#"{ "name": "weight","#, #"{ "name": "size", "renamingIdentifier": "weight","#),
+            (#"{ "name": "buddy","#, #"{ "name": "pal", "renamingIdentifier": "buddy","#),
+        ])
+        let fixture = try MigrationFixture(kind, v1, fill: { context in
+            let rex = try context.make("Dog", key: 1, ["name": "rex", "size": "big"])
+            let tom = try context.make("Cat", key: 2, ["name": "tom", "weight": "Cafe\u{301}"])
+            rex.setObject(tom, forKey: "pal")
+            tom.setObject(rex, forKey: "buddy")
+        })
+        try fixture.migrate([v1, v2])
+        #expect(try fixture.dump(v2) == [#"Cat2 name="tom" size="Cafe\#u{301}" pal->Dog1"#, #"Dog1 name="rex" size="big" pal->Cat2"#])
+        let context = ManagedObjectContext(coordinator: try fixture.open(v2))
+        let request = FetchRequest(entityName: "Cat", predicate: try FetchPredicate(format: "size == 'Caf\u{E9}'"))
+        #expect(try context.fetch(request).count == 1)
+    }
 }
 
 /// Keys when hierarchies merge: every store renumbers exactly the same objects to the same keys
