@@ -130,18 +130,32 @@ struct MigrationHierarchyTests {
             { "name": "Up", "version": "1", "entities": [
               { "name": "Animal", "attributes": [ { "name": "name", "type": "string" }ANIMAL ] },
               { "name": "Dog", "parent": "Animal", "attributes": [ DOG ] },
-              { "name": "Cat", "parent": "Animal", "attributes": [ { "name": "lives", "type": "int16", "default": 9 } ] } ] }
+              { "name": "Cat", "parent": "Animal", "attributes": [ { "name": "lives", "type": "int16", "default": 9 }CAT ] } ] }
             """
-        let v1 = M.edit(json, version: "1", [("ANIMAL", ""), ("DOG", "")])
-        let v2 = M.edit(json, version: "2", [("ANIMAL", ""), ("DOG", #"{ "name": "size", "type": "int16", "default": 5 }"#)])
-        let v3 = M.edit(json, version: "3", [("ANIMAL", #", { "name": "size", "type": "int16", "default": 7 }"#), ("DOG", "")])
-        let fixture = try MigrationFixture(kind, v1, fill: { context in
+        let dogSize = #"{ "name": "size", "type": "int16", "default": 5 }"#
+        let v1 = M.edit(json, version: "1", [("ANIMAL", ""), ("DOG", ""), ("CAT", "")])
+        let v2 = M.edit(json, version: "2", [("ANIMAL", ""), ("DOG", dogSize), ("CAT", "")])
+        let v3 = M.edit(json, version: "3", [("ANIMAL", #", { "name": "size", "type": "int16", "default": 7 }"#), ("DOG", ""), ("CAT", "")])
+        let fill: (ManagedObjectContext) throws -> Void = { context in
             try context.make("Animal", key: 1, ["name": "a"])
             try context.make("Dog", key: 2, ["name": "d"])
             try context.make("Cat", key: 3, ["name": "c"])
-        })
+        }
+        let fixture = try MigrationFixture(kind, v1, fill: fill)
         try fixture.migrate([v1, v2, v3])
         #expect(try fixture.dump(v3) == [#"Animal1 name="a" size=7"#, #"Cat3 lives=9 name="c" size=7"#, #"Dog2 name="d" size=5"#])
+
+        // Cat gains a `size` of its own without a default beside the dogs' (after the dogs'
+        // came, and with them in one step): cats have none.
+        let catSize = ("CAT", #", { "name": "size", "type": "int16", "optional": true }"#)
+        let later = M.edit(json, version: "3", [("ANIMAL", ""), ("DOG", dogSize), catSize])
+        let together = M.edit(json, version: "2", [("ANIMAL", ""), ("DOG", dogSize), catSize])
+        let expected = [#"Animal1 name="a""#, #"Cat3 lives=9 name="c""#, #"Dog2 name="d" size=5"#]
+        for versions in [[v1, v2, later], [v1, together]] {
+            let siblings = try MigrationFixture(kind, v1, fill: fill)
+            try siblings.migrate(versions)
+            #expect(try siblings.dump(versions.last!) == expected)
+        }
     }
 
     /// Cat's `weight` and `buddy` take the names of Dog's `size` and `pal`: in a table the

@@ -158,27 +158,36 @@ extension SQLiteMigration {
 
     /// In a table several entities share, a column carried over also holds values in the rows
     /// of entities that did not have the attribute (an `ADD COLUMN … DEFAULT` gives every row
-    /// the default). The rows of an entity that gains the attribute (it moved up to a common
-    /// parent, say) take the destination's default value or nil, as added attributes do.
+    /// the default), and an added column takes the default of one of the entities that have
+    /// it. The rows of every entity that gains the attribute (it moved up to a common parent,
+    /// or a sibling has one of the same name) take its own default value or nil, as added
+    /// attributes do.
     func resetGainedAttributes() throws(StrataError) {
         for name in destination.tables.keys.sorted() {
             let table = destination.tables[name]!
             guard table.hasEntityColumn, let plan = plans[name], !froms(of: plan).isEmpty else { continue }
             for column in table.columns {
-                guard case .attribute(let type) = column.role, isCarried(column, of: table, plan: plan) else { continue }
-                let gained = table.entityNames.filter { entity in
+                guard case .attribute(let type) = column.role else { continue }
+                let carried = isCarried(column, of: table, plan: plan)
+                let given = defaultValue(column.name, of: table)
+                var gained: [String: (value: AttributeValue?, entities: [String])] = [:]
+                for entity in table.entityNames {
                     guard let attribute = destination.schema.entity(named: entity)?.attribute(named: column.name), !attribute.isTransient,
-                          let from = sourceEntity(entity), source.entities[from] != nil else { return false }
-                    guard case .attribute(let old)? = sourceProperty(column.name, of: entity) else { return true }
-                    return old.isTransient || !Self.keepsValues(from: old.type, to: type)
+                          let from = sourceEntity(entity), source.entities[from] != nil else { continue }
+                    if case .attribute(let old)? = sourceProperty(column.name, of: entity), !old.isTransient, Self.keepsValues(from: old.type, to: type) { continue }
+                    // Not carried: every row got `given` already.
+                    if !carried && attribute.defaultValue == given { continue }
+                    let key = attribute.defaultValue.map { "\(ValueCodec.encode($0))" } ?? ""
+                    gained[key, default: (attribute.defaultValue, [])].entities.append(entity)
                 }
-                guard !gained.isEmpty else { continue }
-                let value = defaultValue(column.name, of: table)
-                var assignments = ["\(quoted(column.name)) = \(value.map { Self.sqlLiteral(ValueCodec.encode($0)) } ?? "NULL")"]
-                for shadow in [ComparisonKey.stringColumn(column.name), ComparisonKey.decimalColumn(column.name)] where table.column(shadow) != nil {
-                    assignments.append("\(quoted(shadow)) = \(Self.sqlLiteral(ComparisonKey.shadowValue(of: value)))")
+                for key in gained.keys.sorted() {
+                    let (value, entities) = gained[key]!
+                    var assignments = ["\(quoted(column.name)) = \(value.map { Self.sqlLiteral(ValueCodec.encode($0)) } ?? "NULL")"]
+                    for shadow in [ComparisonKey.stringColumn(column.name), ComparisonKey.decimalColumn(column.name)] where table.column(shadow) != nil {
+                        assignments.append("\(quoted(shadow)) = \(Self.sqlLiteral(ComparisonKey.shadowValue(of: value)))")
+                    }
+                    try database.execute("UPDATE \(quoted(name)) SET \(assignments.joined(separator: ", ")) WHERE \"_entity\" IN (\(entities.map(literal).joined(separator: ", ")))")
                 }
-                try database.execute("UPDATE \(quoted(name)) SET \(assignments.joined(separator: ", ")) WHERE \"_entity\" IN (\(gained.map(literal).joined(separator: ", ")))")
             }
         }
     }
