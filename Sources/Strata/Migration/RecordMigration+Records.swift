@@ -65,8 +65,11 @@ extension RecordMigration {
             }
             return .carried(matched)
         case (.relationship(let from), .relationship(let to)):
-            // Members of the old destination (as matched) must all fit the new one.
-            guard let mapped = entityMap[from.destination], families[to.destination]?.contains(mapped) == true else {
+            // Members of the old destination (as matched) must all fit the new one: it is the
+            // same entity or a superentity of it; or a subentity, when every member is one of
+            // its objects (``transformRecords(_:)`` refuses the others, naming them).
+            guard let mapped = entityMap[from.destination],
+                  families[to.destination]?.contains(mapped) == true || families[mapped]?.contains(to.destination) == true else {
                 return .replaced(detail: "destination \(from.destination) → \(to.destination)")
             }
             return .carried(matched)
@@ -131,10 +134,12 @@ extension RecordMigration {
 
     /// Every record in its destination form, by destination entity.
     /// - Throws: `migrationRefused` naming the objects (by their source IDs) whose to-many
-    ///   becomes a to-one while holding more than one member.
+    ///   becomes a to-one while holding more than one member, or whose relationship's
+    ///   destination became a subentity while they refer to other objects.
     func transformRecords(_ plans: [String: RecordPlan]) throws(StrataError) -> [String: [ObjectID: StoreRecord]] {
         var result: [String: [ObjectID: StoreRecord]] = [:]
         var crowded: [String: [ObjectID]] = [:]
+        var misfits: [String: [ObjectID]] = [:]
         for (sourceName, records) in contents.records {
             guard let plan = plans[sourceName], !records.isEmpty else { continue }
             var transformed = result[plan.entity.name] ?? [:]
@@ -145,8 +150,15 @@ extension RecordMigration {
                 for relationship in plan.relationships {
                     guard let from = relationship.source else { continue }
                     let stored = from.isToMany ? record.toMany[from.name] ?? [] : record.toOne[from.name].map { [$0] } ?? []
-                    var members = stored.compactMap(map).filter { relationship.family.contains($0.entityName) }
+                    let mapped = stored.compactMap(map)
+                    var members = mapped.filter { relationship.family.contains($0.entityName) }
                     let to = relationship.relationship
+                    // Members left out because the destination became a subentity are refused;
+                    // those of an entity that left the destination's hierarchy are dropped.
+                    if members.count != mapped.count, entityMap[from.destination] != to.destination {
+                        misfits["\(plan.entity.name).\(to.name) now refers to \(to.destination) objects only", default: []].append(id)
+                        continue
+                    }
                     if to.isToMany {
                         if to.isOrdered && !from.isOrdered { members.sort(by: Self.byKey) }
                         if !members.isEmpty { next.toMany[to.name] = members }
@@ -160,10 +172,13 @@ extension RecordMigration {
             }
             result[plan.entity.name] = transformed
         }
-        if !crowded.isEmpty {
+        if !crowded.isEmpty || !misfits.isEmpty {
             throw Self.refusal(step, crowded.keys.sorted().map { path in
                 let ids = crowded[path]!.sorted()
                 return "\(path) becomes to-one, but \(Self.count(ids.count, "object")) \(ids.count == 1 ? "has" : "have") more than one member: \(Self.list(ids, Self.name)) (keep at most one in a custom stage's willMigrate)"
+            } + misfits.keys.sorted().map { change in
+                let ids = misfits[change]!.sorted()
+                return "\(change), but \(Self.count(ids.count, "object")) \(ids.count == 1 ? "refers" : "refer") to others: \(Self.list(ids, Self.name)) (change or clear them in a custom stage's willMigrate)"
             })
         }
         return result

@@ -5,26 +5,55 @@ extension SQLiteMigration {
     // MARK: - Keys
 
     /// When rows of several source hierarchies merge into one table and some of their keys
-    /// collide, gives the moved rows of each later hierarchy new keys above every key in use,
-    /// and rewrites every reference to them (foreign keys and join tables) first. Keys are
-    /// otherwise kept.
+    /// collide, gives the colliding rows new keys and rewrites every reference to them
+    /// (foreign keys and join tables) first, by the record migration's rule
+    /// (`RecordMigration+Keys.swift`), so that every store gives the same keys:
+    /// - the hierarchies are taken in order: first the one the destination root was matched
+    ///   with, then the others by the first position, in the destination model, of an entity
+    ///   their rows go to;
+    /// - a row keeps its key when no row of a hierarchy taken before holds it; otherwise it
+    ///   gets the next key above every key and key counter of the merged hierarchies, in the
+    ///   order of the keys.
     mutating func renumberCollidingKeys() throws(StrataError) {
+        var positions: [String: Int] = [:]
+        for (position, entity) in destination.schema.entities.enumerated() { positions[entity.name] = position }
         for name in destination.tables.keys.sorted() {
             guard case .rebuild(let froms)? = plans[name], froms.count > 1 else { continue }
             let table = destination.tables[name]!
-            // The hierarchy the destination root comes from keeps its keys.
-            let keeper = sourceEntity(name).flatMap { source.entities[$0]?.rootName }.flatMap { froms.contains($0) ? $0 : nil } ?? froms[0]
-            var taken = [moving(keeper, into: table)]
-            for from in froms where from != keeper {
+            // The hierarchies with rows that go to the table, with the first destination
+            // position of an entity their rows go to.
+            var ranked: [(rank: (Int, Int, String), from: String)] = []
+            let keeper = sourceEntity(name).flatMap { source.entities[$0]?.rootName }
+            for from in froms {
+                let layout = source.tables[from]!
+                let entities = layout.hasEntityColumn
+                    ? try database.rows("SELECT DISTINCT \"_entity\" FROM \(quoted(from))", []) { $0.text(0) }
+                    : (try database.scalar("SELECT 1 FROM \(quoted(from)) LIMIT 1") == nil ? [] : layout.entityNames)
+                let first = entities.compactMap { destinationEntity($0).flatMap { table.entityNames.contains($0) ? positions[$0] : nil } }.min()
+                guard let first else { continue }
+                ranked.append((from == keeper ? (0, 0, from) : (1, first, from), from))
+            }
+            guard ranked.count > 1 else { continue }
+            let order = ranked.sorted { $0.rank < $1.rank }.map(\.from)
+            var next: Int64 = 0
+            for from in order {
+                if case .integer(let key)? = try database.scalar("SELECT max(\"_pk\") FROM \(quoted(from))") { next = max(next, key) }
+                if case .integer(let key)? = try database.scalar("SELECT \"last\" FROM \"strata_keys\" WHERE \"entity\" = ?1", [.text(from)]) { next = max(next, key) }
+            }
+            var taken = [moving(order[0], into: table)]
+            for from in order.dropFirst() {
                 let rows = moving(from, into: table)
-                var collisions: Int64 = 0
-                for other in taken {
-                    if case .integer(let n)? = try database.scalar("SELECT count(*) FROM (\(rows)) WHERE \"_pk\" IN (\(other))") { collisions += n }
-                }
-                if collisions > 0 {
-                    try renumber(from, rows: rows, above: froms)
+                let claimed = taken.joined(separator: " UNION ALL ")
+                let map = "strata renumbering \(from)"
+                try database.execute("CREATE TEMP TABLE \(quoted(map)) (\"old\" INTEGER PRIMARY KEY, \"new\" INTEGER NOT NULL)")
+                try database.execute("INSERT INTO temp.\(quoted(map)) SELECT \"_pk\", \(next) + row_number() OVER (ORDER BY \"_pk\") FROM (\(rows)) WHERE \"_pk\" IN (\(claimed))")
+                let count = database.changes
+                if count > 0 {
+                    try renumber(from, map: "temp.\(quoted(map))")
                     renumbered.append(from)
+                    next += Int64(count)
                 }
+                try database.execute("DROP TABLE temp.\(quoted(map))")
                 taken.append(moving(from, into: table))
             }
         }
@@ -41,29 +70,24 @@ extension SQLiteMigration {
         return sql
     }
 
-    private func renumber(_ from: String, rows: String, above tables: [String]) throws(StrataError) {
-        var offset: Int64 = 0
-        for table in Set(tables + [from]) {
-            if case .integer(let key)? = try database.scalar("SELECT max(\"_pk\") FROM \(quoted(table))") { offset = max(offset, key) }
-            if case .integer(let key)? = try database.scalar("SELECT \"last\" FROM \"strata_keys\" WHERE \"entity\" = ?1", [.text(table)]) { offset = max(offset, key) }
-        }
+    /// Gives the rows of source root `from` listed in `map` (old key → new key) their new
+    /// keys, and every reference to them.
+    private func renumber(_ from: String, map: String) throws(StrataError) {
         progress("\(from): giving \(from) objects new primary keys (they collide with another hierarchy's)", nil)
-        let moved = "(\(rows))"
+        func renumbering(_ column: String) -> String {
+            "\(column) = (SELECT \"new\" FROM \(map) WHERE \"old\" = \(column)) WHERE \(column) IN (SELECT \"old\" FROM \(map))"
+        }
         for referring in source.tables.keys.sorted() where existing.contains(referring) {
             for column in source.tables[referring]!.columns {
                 guard case .toOne(let target) = column.role, source.entities[target]?.rootName == from else { continue }
-                try database.execute("UPDATE \(quoted(referring)) SET \(quoted(column.name)) = \(quoted(column.name)) + \(offset) WHERE \(quoted(column.name)) IN \(moved)")
+                try database.execute("UPDATE \(quoted(referring)) SET \(renumbering(quoted(column.name)))")
             }
         }
         for join in source.joinTables where existing.contains(join.name) {
-            if join.sourceRoot == from {
-                try database.execute("UPDATE \(quoted(join.name)) SET \"source\" = \"source\" + \(offset) WHERE \"source\" IN \(moved)")
-            }
-            if join.destinationRoot == from {
-                try database.execute("UPDATE \(quoted(join.name)) SET \"destination\" = \"destination\" + \(offset) WHERE \"destination\" IN \(moved)")
-            }
+            if join.sourceRoot == from { try database.execute("UPDATE \(quoted(join.name)) SET \(renumbering("\"source\""))") }
+            if join.destinationRoot == from { try database.execute("UPDATE \(quoted(join.name)) SET \(renumbering("\"destination\""))") }
         }
-        try database.execute("UPDATE \(quoted(from)) SET \"_pk\" = \"_pk\" + \(offset) WHERE \"_pk\" IN \(moved)")
+        try database.execute("UPDATE \(quoted(from)) SET \(renumbering("\"_pk\""))")
     }
 
     /// `strata_keys` follows the roots: a destination root's counter is at least every
@@ -96,12 +120,9 @@ extension SQLiteMigration {
             let table = layout.table
             guard let plan = plans[table.name] else { continue }
             if case .create = plan { continue }
-            let sourceLayout = sourceEntity(name).flatMap { source.entities[$0] }
             for attribute in layout.entity.attributes where !attribute.isOptional && !attribute.isTransient && layout.entity.declares(attribute.name) {
-                var wasRequired = false
-                if case .attribute(let old)? = sourceProperty(attribute.name, of: name), !old.isOptional, !old.isTransient,
-                   Self.keepsValues(from: old.type, to: attribute.type), sourceLayout != nil {
-                    wasRequired = true
+                let wasRequired = hadEverywhere(attribute.name, of: name) { old in
+                    if case .attribute(let old) = old { !old.isOptional && !old.isTransient && Self.keepsValues(from: old.type, to: attribute.type) } else { false }
                 }
                 guard !wasRequired else { continue }
                 guard let value = attribute.defaultValue else {
@@ -123,9 +144,62 @@ extension SQLiteMigration {
                 try database.execute(sql)
             }
             for relationship in layout.entity.relationships where !relationship.isToMany && !relationship.isOptional && layout.entity.declares(relationship.name) {
-                if case .relationship(let old)? = sourceProperty(relationship.name, of: name), !old.isToMany, !old.isOptional, sourceLayout != nil { continue }
+                // A required to-one that stays one keeps its value, unless objects it may refer
+                // to were removed (a removed subentity's): those references are cleared.
+                if hadEverywhere(relationship.name, of: name, { old in
+                    if case .relationship(let old) = old {
+                        !old.isToMany && !old.isOptional && source.schema.entityAndDescendants(of: old.destination).allSatisfy { destinationEntity($0.name) != nil }
+                    } else { false }
+                }) { continue }
                 requiredChecks.append((name, relationship.name))
             }
+        }
+    }
+
+    /// In a table several entities share, a column carried over also holds values in the rows
+    /// of entities that did not have the attribute (an `ADD COLUMN … DEFAULT` gives every row
+    /// the default), and an added column takes the default of one of the entities that have
+    /// it. The rows of every entity that gains the attribute (it moved up to a common parent,
+    /// or a sibling has one of the same name) take its own default value or nil, as added
+    /// attributes do.
+    func resetGainedAttributes() throws(StrataError) {
+        for name in destination.tables.keys.sorted() {
+            let table = destination.tables[name]!
+            guard table.hasEntityColumn, let plan = plans[name], !froms(of: plan).isEmpty else { continue }
+            for column in table.columns {
+                guard case .attribute(let type) = column.role else { continue }
+                let carried = isCarried(column, of: table, plan: plan)
+                let given = defaultValue(column.name, of: table)
+                var gained: [String: (value: AttributeValue?, entities: [String])] = [:]
+                for entity in table.entityNames {
+                    guard let attribute = destination.schema.entity(named: entity)?.attribute(named: column.name), !attribute.isTransient,
+                          let from = sourceEntity(entity), source.entities[from] != nil else { continue }
+                    if case .attribute(let old)? = sourceProperty(column.name, of: entity), !old.isTransient, Self.keepsValues(from: old.type, to: type) { continue }
+                    // Not carried: every row got `given` already.
+                    if !carried && attribute.defaultValue == given { continue }
+                    let key = attribute.defaultValue.map { "\(ValueCodec.encode($0))" } ?? ""
+                    gained[key, default: (attribute.defaultValue, [])].entities.append(entity)
+                }
+                for key in gained.keys.sorted() {
+                    let (value, entities) = gained[key]!
+                    var assignments = ["\(quoted(column.name)) = \(value.map { Self.sqlLiteral(ValueCodec.encode($0)) } ?? "NULL")"]
+                    for shadow in [ComparisonKey.stringColumn(column.name), ComparisonKey.decimalColumn(column.name)] where table.column(shadow) != nil {
+                        assignments.append("\(quoted(shadow)) = \(Self.sqlLiteral(ComparisonKey.shadowValue(of: value)))")
+                    }
+                    try database.execute("UPDATE \(quoted(name)) SET \(assignments.joined(separator: ", ")) WHERE \"_entity\" IN (\(entities.map(literal).joined(separator: ", ")))")
+                }
+            }
+        }
+    }
+
+    /// Whether the rows of destination entity `entity` and of its subentities all come from
+    /// source entities whose matched property `name` meets `condition` (an entity that had
+    /// no such property — say one that gained a parent declaring it — does not). New
+    /// entities have no rows.
+    private func hadEverywhere(_ name: String, of entity: String, _ condition: (PropertyDescription) -> Bool) -> Bool {
+        destination.schema.entityAndDescendants(of: entity).allSatisfy { member in
+            guard let from = sourceEntity(member.name), source.entities[from] != nil else { return true }
+            return sourceProperty(name, of: member.name).map(condition) ?? false
         }
     }
 
@@ -144,6 +218,44 @@ extension SQLiteMigration {
                 ? "give the attribute a default value in the new model, or set it in a custom stage (didMigrate)"
                 : "make the relationship optional, or set it in a custom stage (didMigrate)"
             throw refused("\(entity).\(property) is required in \(SchemaVersions.label(step.destination)) but \(count) object(s) have no value: \(Self.objectList(objects, total: Int(count))); \(fix)")
+        }
+    }
+
+    // MARK: - Entities and destinations
+
+    /// Refuses rows of an entity that becomes abstract (they would have no entity), naming
+    /// them, as the record migration does.
+    func checkAbstractEntities() throws(StrataError) {
+        for name in destination.entities.keys.sorted() {
+            let layout = destination.entities[name]!
+            guard layout.entity.isAbstract, let from = sourceEntity(name), source.schema.entity(named: from)?.isAbstract == false,
+                  let plan = plans[layout.table.name], !froms(of: plan).isEmpty else { continue }
+            let table = layout.table
+            let condition = table.hasEntityColumn ? "WHERE \"_entity\" = \(literal(name))" : ""
+            guard case .integer(let count)? = try database.scalar("SELECT count(*) FROM \(quoted(table.name)) \(condition)"), count > 0 else { continue }
+            let keys = try database.rows("SELECT \"_pk\" FROM \(quoted(table.name)) \(condition) ORDER BY \"_pk\" LIMIT 20", []) { $0.int64(0) }
+            throw refused("\(name) becomes abstract, but the store holds \(count) object(s) of it: \(Self.objectList(keys.map { (name, $0) }, total: Int(count))) (delete them, or move their data to a subentity, in a custom stage's willMigrate)")
+        }
+    }
+
+    /// Refuses references that a relationship whose destination became a subentity of the old
+    /// one can no longer hold (the diff's condition: every object it refers to is of that
+    /// subentity), naming the objects that hold them.
+    func checkNarrowedDestinations() throws(StrataError) {
+        let tables = Set(try database.rows("SELECT name FROM sqlite_master WHERE type = 'table'", []) { $0.text(0) })
+        for name in destination.entities.keys.sorted() {
+            let layout = destination.entities[name]!
+            for relationship in layout.entity.relationships where layout.entity.declares(relationship.name) {
+                guard case .relationship(let old)? = sourceProperty(relationship.name, of: name),
+                      let was = destinationEntity(old.destination), was != relationship.destination,
+                      destination.schema.entity(named: relationship.destination)?.ancestorNames.contains(was) == true,
+                      let target = destination.entities[relationship.destination], target.table.hasEntityColumn,
+                      let pairs = sideQuery(name, relationship.name, destination: tables) else { continue }
+                let misfits = "SELECT DISTINCT s.o FROM (\(pairs)) AS s JOIN \(quoted(target.table.name)) AS t ON t.\"_pk\" = s.m WHERE t.\"_entity\" NOT IN (\(Self.family(relationship.destination, in: destination)))"
+                guard case .integer(let count)? = try database.scalar("SELECT count(*) FROM (\(misfits))"), count > 0 else { continue }
+                let keys = try database.rows("\(misfits) ORDER BY s.o LIMIT 20", []) { $0.int64(0) }
+                throw refused("\(name).\(relationship.name) now refers to \(relationship.destination) objects only, but \(count) object(s) refer to others: \(Self.objectList(keys.map { (name, $0) }, total: Int(count))) (change or clear them in a custom stage's willMigrate)")
+            }
         }
     }
 

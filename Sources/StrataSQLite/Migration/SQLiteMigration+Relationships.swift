@@ -22,14 +22,18 @@ extension SQLiteMigration {
     }
 
     /// `SELECT owner, member, position` of source entity `entity`'s relationship `name`, from
-    /// wherever the source layout keeps it; nil when its table is not in the file.
-    func sideQuery(_ entity: String, _ name: String) -> String? {
-        guard let layout = source.entities[entity], case .relationship(let relationship)? = layout.entity.property(named: name) else { return nil }
+    /// wherever the source layout keeps it; nil when its table is not in the file. With
+    /// `destination` and the file's `tables`, of destination entity `entity` once the tables
+    /// changed.
+    func sideQuery(_ entity: String, _ name: String, destination tables: Set<String>? = nil) -> String? {
+        let model = tables == nil ? source : destination
+        let existing = tables ?? existing
+        guard let layout = model.entities[entity], case .relationship(let relationship)? = layout.entity.property(named: name) else { return nil }
         if !relationship.isToMany {
             let table = layout.table
             guard existing.contains(table.name) else { return nil }
             var sql = "SELECT \"_pk\" AS o, \(quoted(name)) AS m, NULL AS p FROM \(quoted(table.name)) WHERE \(quoted(name)) IS NOT NULL"
-            if table.hasEntityColumn { sql += " AND \"_entity\" IN (\(Self.family(entity, in: source)))" }
+            if table.hasEntityColumn { sql += " AND \"_entity\" IN (\(Self.family(entity, in: model)))" }
             return sql
         }
         switch layout.toMany[name] {

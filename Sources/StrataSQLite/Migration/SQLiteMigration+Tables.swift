@@ -15,11 +15,12 @@ extension SQLiteMigration {
     }
 
     /// Where `column` of destination table `table` comes from in source table `from`.
-    func columnSource(_ column: ColumnLayout, of table: TableLayout, from: TableLayout) -> ColumnSource {
+    /// With `only`, for the rows of that destination entity alone.
+    func columnSource(_ column: ColumnLayout, of table: TableLayout, from: TableLayout, only: String? = nil) -> ColumnSource {
         // The destination entities of the table with the property, matched to an entity of
         // `from`, and the source property.
         func matched(_ property: String) -> (entity: String, source: String)? {
-            for entity in table.entityNames {
+            for entity in table.entityNames where only == nil || entity == only {
                 guard let description = destination.schema.entity(named: entity), description.property(named: property) != nil,
                       let sourceName = sourceEntity(entity), from.entityNames.contains(sourceName),
                       let sourceProperty = sourceProperty(property, of: entity) else { continue }
@@ -37,7 +38,7 @@ extension SQLiteMigration {
             return .column(name)
         case .stringKey(let attribute), .decimalKey(let attribute):
             guard let owner = table.column(attribute) else { return .null }
-            switch columnSource(owner, of: table, from: from) {
+            switch columnSource(owner, of: table, from: from, only: only) {
             case .column(let name):
                 let shadow = column.name == ComparisonKey.stringColumn(attribute) ? ComparisonKey.stringColumn(name) : ComparisonKey.decimalColumn(name)
                 return from.column(shadow) != nil ? .column(shadow) : .null
@@ -50,7 +51,7 @@ extension SQLiteMigration {
             guard let (entity, name) = matched(column.name), isCarriedToOne(name, of: entity, in: from) else { return .null }
             return .column(name)
         case .toOneEntity(let relationship):
-            guard let owner = table.column(relationship), case .column(let name) = columnSource(owner, of: table, from: from) else { return .null }
+            guard let owner = table.column(relationship), case .column(let name) = columnSource(owner, of: table, from: from, only: only) else { return .null }
             if from.column("_\(name)_entity") != nil { return .column("_\(name)_entity") }
             // The destination had no subentities: every reference is to that one entity.
             guard let (entity, _) = matched(relationship),
@@ -58,10 +59,27 @@ extension SQLiteMigration {
                   let renamed = destinationEntity(old.destination) else { return .null }
             return .value(literal(renamed))
         case .order(let inverse):
-            guard let owner = table.column(inverse), case .column(let name) = columnSource(owner, of: table, from: from),
+            guard let owner = table.column(inverse), case .column(let name) = columnSource(owner, of: table, from: from, only: only),
                   from.column("_\(name)_order") != nil else { return .null }
             return .column("_\(name)_order")
         }
+    }
+
+    /// The value of `column` for the rows of source table `from` that `source` (the column of
+    /// the first of the table's entities with a source) gives: that column, or, where the rows
+    /// of another entity keep the values in another column (siblings whose differently named
+    /// attributes get one name), `CASE` on `_entity` (the source entity names) choosing it.
+    func columnValue(_ column: ColumnLayout, of table: TableLayout, from: TableLayout, source primary: String) -> String {
+        guard from.hasEntityColumn else { return quoted(primary) }
+        var others: [String: [String]] = [:]
+        for entity in table.entityNames {
+            guard case .column(let other) = columnSource(column, of: table, from: from, only: entity), other != primary,
+                  let sourceName = sourceEntity(entity) else { continue }
+            others[other, default: []].append(contentsOf: source.schema.entityAndDescendants(of: sourceName).map(\.name).filter { from.entityNames.contains($0) && destinationEntity($0) == entity })
+        }
+        guard !others.isEmpty else { return quoted(primary) }
+        let cases = others.keys.sorted().map { "WHEN \"_entity\" IN (\(others[$0]!.map(literal).joined(separator: ", "))) THEN \(quoted($0))" }
+        return "CASE \(cases.joined(separator: " ")) ELSE \(quoted(primary)) END"
     }
 
     /// Whether a source to-one relationship's foreign-key column holds the destination's
@@ -169,6 +187,16 @@ extension SQLiteMigration {
         for (index, sql) in indexes where !wanted.contains(index) || dropped.contains(where: { sql.contains(quoted($0)) }) {
             try database.execute("DROP INDEX \(quoted(index))")
         }
+        // Rows whose values another source column holds (see ``columnValue``) get them into
+        // the column kept, before it goes; one UPDATE reads every column as it was.
+        let merges = table.columns.compactMap { column -> String? in
+            guard case .column(let primary)? = sources[column.name] else { return nil }
+            let value = columnValue(column, of: table, from: from, source: primary)
+            return value == quoted(primary) ? nil : "\(quoted(primary)) = \(value)"
+        }
+        if !merges.isEmpty {
+            try database.execute("UPDATE \(quoted(name)) SET \(merges.joined(separator: ", "))")
+        }
         for column in dropped {
             try database.execute("ALTER TABLE \(quoted(name)) DROP COLUMN \(quoted(column))")
         }
@@ -260,10 +288,11 @@ extension SQLiteMigration {
                 let value: String
                 switch columnSource(column, of: table, from: from) {
                 case .column(let old):
-                    if case .toOneEntity = column.role, let renaming = entityRenaming(quoted(old), of: Array(source.entities.keys)) {
+                    let carried = columnValue(column, of: table, from: from, source: old)
+                    if case .toOneEntity = column.role, let renaming = entityRenaming(carried, of: Array(source.entities.keys)) {
                         value = renaming
                     } else {
-                        value = quoted(old)
+                        value = carried
                     }
                 case .value(let constant):
                     if case .toOneEntity(let relationship) = column.role, let owner = table.column(relationship),

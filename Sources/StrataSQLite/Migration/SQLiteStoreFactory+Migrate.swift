@@ -25,6 +25,17 @@ extension SQLiteStoreFactory {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw StrataError(.storeIO, "no store at '\(url.relativePath)' to migrate", file: url.path)
         }
+        // A model the SQLite layout cannot hold (siblings sharing a table with one property
+        // name stored two ways) would leave a file no store opens.
+        for step in plan.steps {
+            let problems = StoreLayout(schema: step.destination, configurationName: nil).problems
+            guard problems.isEmpty else {
+                throw StrataError(
+                    .migrationRefused,
+                    "the step \(step.summary) is refused, and the store is unchanged: a SQLite store cannot hold model \(SchemaVersions.label(step.destination)): \(problems.joined(separator: "; "))",
+                    file: url.path)
+            }
+        }
         let access = try FileAccess(url, readOnly: false)
         guard access.canWrite else { throw access.readOnlyError }
         let database = try access.open()

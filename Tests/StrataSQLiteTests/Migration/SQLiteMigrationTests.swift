@@ -183,4 +183,28 @@ import Testing
         #expect(try SQLiteStoreFactory().metadata(at: url).modelVersionHash == v3.versionHash)
         #expect(try T.problems(url) == [])
     }
+
+    /// Siblings whose properties of one name are stored two ways cannot share a table: the
+    /// migration is refused up front, rather than leaving a file no SQLite store opens.
+    @Test func aModelTheLayoutCannotHoldIsRefusedAndChangesNothing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("pets.sqlite")
+        let siblings = """
+            { "name": "Animal", "attributes": [ { "name": "name", "type": "string", "optional": true } ] },
+            { "name": "Dog", "parent": "Animal", "attributes": [ { "name": "size", "type": "int16", "optional": true } ] },
+            { "name": "Cat", "parent": "Animal", "attributes": [ { "name": "weight", "type": "string", "optional": true } ] }
+            """
+        let from = try T.model("1", siblings)
+        let to = try T.model("2", siblings.replacingOccurrences(of: #"{ "name": "weight","#, with: #"{ "name": "size", "renamingIdentifier": "weight","#))
+        try T.makeStore(url, from) { context in try context.insertObject(entityName: "Cat")["weight"] = "heavy" }
+        let before = try T.settledBytes(url)
+        let error = #expect(throws: StrataError.self) { try T.migrate(url, from: from, to: to) }
+        #expect(error?.code == .migrationRefused)
+        #expect(error?.message.contains("a SQLite store cannot hold model Moody 2") == true)
+        #expect(error?.message.contains("'size', stored differently") == true)
+        let after = try T.settledBytes(url)
+        #expect(after.0 == before.0 && after.1 == 0)
+        #expect(try T.problems(url) == [])
+    }
 }
