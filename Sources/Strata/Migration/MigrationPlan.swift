@@ -75,7 +75,9 @@ public struct MigrationPlan: Sendable {
         for step in steps where !step.isCustom && !step.diff.isInferable {
             throw Self.uninferable(step)
         }
-        self.steps = steps
+        // A version listed twice (`--via` naming the `--schema` model) is one version: a step
+        // between two identical models does nothing.
+        self.steps = steps.filter { $0.isCustom || !$0.diff.isSameVersion || !$0.diff.changes.isEmpty }
     }
 
     /// The error for a step whose changes cannot all be inferred.
