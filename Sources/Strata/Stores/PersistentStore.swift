@@ -138,12 +138,10 @@ public struct StoreTypeRegistry: Sendable {
     ///   device), which is never opened; `noStore` when the type cannot be told.
     public func type(of url: URL) throws(StrataError) -> StoreType {
         try FileIdentity.requireRegularFile(url)
-        if let handle = try? FileHandle(forReadingFrom: url) {
-            let header = (try? handle.read(upToCount: 64)) ?? Data()
-            try? handle.close()
-            if !header.isEmpty, let factory = factories.first(where: { $0.recognizes(header: header) }) {
-                return factory.type
-            }
+        // Read without closing a descriptor of a SQLite file this process may have open.
+        if let header = FileHeader.read(url, count: 64), !header.isEmpty,
+           let factory = factories.first(where: { $0.recognizes(header: header) }) {
+            return factory.type
         }
         let ext = url.pathExtension.lowercased()
         if let factory = factories.first(where: { $0.fileExtensions.contains(ext) }) {

@@ -27,16 +27,7 @@ enum StoreFile {
     @discardableResult
     static func checkHeader(_ url: URL) throws(StrataError) -> Header {
         let path = url.path
-        let bytes: Data
-        let size: Int
-        do {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            bytes = try handle.read(upToCount: 100) ?? Data()
-            size = Int(try handle.seekToEnd())
-        } catch {
-            throw StrataError(.storeIO, "cannot read the file: \(error.localizedDescription)", file: path)
-        }
+        let (bytes, size) = try readStart(of: path, count: 100)
         guard bytes.count >= header.count, bytes.prefix(header.count) == header else {
             throw StrataError(.corruptStore, bytes.isEmpty
                 ? "the file is empty; it is not a SQLite database. Remove it, or point the store at another path"
@@ -62,6 +53,52 @@ enum StoreFile {
             throw StrataError(.corruptStore, "the SQLite database is truncated: its header says \(pageCount) pages of \(pageSize) bytes (\(pageSize * pageCount) bytes), but the file has only \(size) bytes. Restore it from a backup", file: path)
         }
         return Header(isWAL: b[18] == 2 || b[19] == 2)
+    }
+
+    /// The first `count` bytes of the file and its size, read through SQLite's own file layer
+    /// (its default VFS), never with a descriptor of our own: POSIX advisory locks belong to the
+    /// process, and closing any descriptor of the file drops every lock the process's SQLite
+    /// connections hold on it (https://sqlite.org/howtocorrupt.html, §2.2). Another process's
+    /// last connection would then take itself for the last one and delete the `-wal` this
+    /// process writes to. SQLite's unix VFS keeps such a descriptor open until the locks go.
+    static func readStart(of path: String, count: Int) throws(StrataError) -> (bytes: Data, size: Int) {
+        guard let vfs = sqlite3_vfs_find(nil) else {
+            throw StrataError(.storeIO, "SQLite has no file system layer (VFS) to read the file with", file: path)
+        }
+        // The VFS keeps the name for as long as the file is open.
+        let capacity = Int(vfs.pointee.mxPathname) + 1
+        let name = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+        name.initialize(repeating: 0, count: capacity)
+        defer { name.deallocate() }
+        // SQLITE_OK_SYMLINK (a primary code of SQLITE_OK) for a path through a symlink.
+        guard vfs.pointee.xFullPathname(vfs, path, Int32(capacity), name) & 0xff == SQLITE_OK else {
+            throw StrataError(.storeIO, "cannot resolve the path of the file", file: path)
+        }
+        let size = max(Int(vfs.pointee.szOsFile), MemoryLayout<sqlite3_file>.size)
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        defer { raw.deallocate() }
+        let file = raw.assumingMemoryBound(to: sqlite3_file.self)
+        var flags: Int32 = 0
+        let opened = vfs.pointee.xOpen(vfs, name, file, SQLITE_OPEN_READONLY | SQLITE_OPEN_MAIN_DB, &flags)
+        guard opened == SQLITE_OK, let methods = file.pointee.pMethods else {
+            if let methods = file.pointee.pMethods { _ = methods.pointee.xClose(file) }
+            throw StrataError(.storeIO, "cannot read the file: \(String(cString: sqlite3_errstr(opened))) (\(String(cString: strerror(errno))))", file: path)
+        }
+        defer { _ = methods.pointee.xClose(file) }
+        var fileSize: sqlite3_int64 = 0
+        guard methods.pointee.xFileSize(file, &fileSize) == SQLITE_OK else {
+            throw StrataError(.storeIO, "cannot read the size of the file", file: path)
+        }
+        let wanted = Int(min(sqlite3_int64(count), fileSize))
+        var buffer = [UInt8](repeating: 0, count: max(wanted, 1))
+        if wanted > 0 {
+            let read = buffer.withUnsafeMutableBytes { methods.pointee.xRead(file, $0.baseAddress, Int32(wanted), 0) }
+            guard read == SQLITE_OK else {
+                throw StrataError(.storeIO, "cannot read the file: \(String(cString: sqlite3_errstr(read)))", file: path)
+            }
+        }
+        return (Data(buffer.prefix(wanted)), Int(fileSize))
     }
 
     /// Creates a new store at `url` unless a file is there already (then another process has
