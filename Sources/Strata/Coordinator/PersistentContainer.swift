@@ -78,11 +78,17 @@ public final class PersistentContainer: Sendable {
                 } catch {
                     throw StrataError(.storeIO, "cannot create the folder '\(directory.path)' for store '\(url.path)': \(error.localizedDescription)")
                 }
-                try Self.prepare(
-                    description, at: url, versions: versions ?? SchemaVersions(schema: schema), stages: stages,
-                    storeTypes: storeTypes, policy: onModelMismatch, progress: progress, logger: coordinator.logger)
             }
-            try coordinator.addStore(description)
+            // Opening checks the store's model before it writes anything; only a store written
+            // with another model costs more than the open.
+            do {
+                try coordinator.addStore(description)
+            } catch where error.code == .incompatibleModel && onModelMismatch != .refuse && description.url != nil {
+                try Self.resolveMismatch(
+                    description, at: description.url!, versions: versions ?? SchemaVersions(schema: schema), stages: stages,
+                    storeTypes: storeTypes, policy: onModelMismatch, progress: progress, logger: coordinator.logger)
+                try coordinator.addStore(description)
+            }
         }
     }
 
@@ -110,15 +116,11 @@ public final class PersistentContainer: Sendable {
             storeTypes: storeTypes, classes: classes, onModelMismatch: policy, progress: progress)
     }
 
-    /// Migrates or erases the store file at `url` when it was written with another model.
-    private static func prepare(
+    /// Migrates or erases the store file at `url`, which opening found written with another model.
+    private static func resolveMismatch(
         _ description: StoreDescription, at url: URL, versions: SchemaVersions, stages: [MigrationStage],
         storeTypes: StoreTypeRegistry, policy: ModelMismatchPolicy, progress: MigrationProgress?, logger: Logger
     ) throws(StrataError) {
-        guard policy != .refuse, FileManager.default.fileExists(atPath: url.path) else { return }
-        let factory = try storeTypes.factory(for: description.type)
-        let metadata = try factory.metadata(at: url)
-        guard metadata.modelVersionHash != versions.current.versionHash else { return }
         switch policy {
         case .refuse:
             return
@@ -127,7 +129,8 @@ public final class PersistentContainer: Sendable {
                 at: url, type: description.type, versions: versions, stages: stages, options: description.options, progress: progress)
             logger.info("migrated store", metadata: ["url": "\(url.path)", "steps": "\(report.steps.map(\.summary))"])
         case .eraseStore:
-            logger.warning("erasing a store written with another model (eraseStore, a development option)", metadata: ["url": "\(url.path)", "storeModel": "\(metadata.modelName) \(metadata.modelVersionHash.prefix(12))"])
+            let metadata = try? storeTypes.factory(for: description.type).metadata(at: url)
+            logger.warning("erasing a store written with another model (eraseStore, a development option)", metadata: ["url": "\(url.path)", "storeModel": "\(metadata.map { "\($0.modelName) \($0.modelVersionHash.prefix(12))" } ?? "unreadable")"])
             for suffix in ["", "-wal", "-shm", "-journal"] {
                 let path = url.path + suffix
                 guard FileManager.default.fileExists(atPath: path) else { continue }

@@ -24,20 +24,18 @@ public enum AtomicStoreMigration {
             let report = { (activity: String) in
                 progress?(MigrationProgressEvent(step: index + 1, stepCount: plan.steps.count, activity: activity, completed: nil, total: current.recordCount))
             }
-            if step.willMigrate != nil {
-                report("running the custom stage's willMigrate")
-                let store = AtomicStore(inMemory: current, type: type, schema: step.source)
-                try step.runStage(step.willMigrate, on: store, schema: step.source)
+            /// A part of the custom stage, with a context on a store in memory holding the records.
+            func stage(_ part: MigrationStep.StagePart) throws(StrataError) {
+                guard step.body(of: part) != nil else { return }
+                report("running the custom stage's \(part.rawValue)")
+                let store = AtomicStore(inMemory: current, type: type, schema: step.schema(of: part))
+                try step.runStage(part, on: store)
                 current = store.snapshot
             }
+            try stage(.willMigrate)
             report("transforming \(current.recordCount) records")
             current = try RecordMigration.apply(step, to: current)
-            if step.didMigrate != nil {
-                report("running the custom stage's didMigrate")
-                let store = AtomicStore(inMemory: current, type: type, schema: step.destination)
-                try step.runStage(step.didMigrate, on: store, schema: step.destination)
-                current = store.snapshot
-            }
+            try stage(.didMigrate)
             report("checking the migrated records")
             try RecordMigration.checkRequirements(step, current)
         }

@@ -36,13 +36,33 @@ public struct MigrationStep: Sendable {
         "\(SchemaVersions.label(source)) → \(SchemaVersions.label(destination))\(isCustom ? " (custom stage)" : "")"
     }
 
-    /// Runs a stage's closure with a new context on a coordinator whose only store is `store`
-    /// (opened on the closure's model: the source for ``willMigrate``, the destination for
-    /// ``didMigrate``), then saves what the closure left unsaved.
+    /// The two closures of a custom stage.
+    public enum StagePart: String, Sendable {
+        /// Runs on the source model, before the step's inferred changes.
+        case willMigrate
+        /// Runs on the destination model, after them.
+        case didMigrate
+    }
+
+    /// The closure of a part of the custom stage; nil when the step has none.
+    public func body(of part: StagePart) -> MigrationStage.Body? {
+        part == .willMigrate ? willMigrate : didMigrate
+    }
+
+    /// The model a part of the stage sees the store in: the source for ``willMigrate``, the
+    /// destination for ``didMigrate``.
+    public func schema(of part: StagePart) -> Schema {
+        part == .willMigrate ? source : destination
+    }
+
+    /// Runs a part of the custom stage with a new context on a coordinator whose only store is
+    /// `store` (opened on ``schema(of:)``), then saves what the closure left unsaved; nothing
+    /// when the step has no such closure.
     /// - Throws: the closure's error as `migrationFailed` (a ``StrataError`` it throws keeps its
     ///   code and message, with the step named), or the save's error.
-    public func runStage(_ body: MigrationStage.Body?, on store: any PersistentStore, schema: Schema) throws(StrataError) {
-        guard let body else { return }
+    public func runStage(_ part: StagePart, on store: any PersistentStore) throws(StrataError) {
+        guard let body = body(of: part) else { return }
+        let schema = schema(of: part)
         let coordinator = PersistentStoreCoordinator(schema: schema)
         coordinator.attachOpenedStore(store)
         for (name, transformer) in transformers { coordinator.attributeTransformers.register(transformer, name: name) }

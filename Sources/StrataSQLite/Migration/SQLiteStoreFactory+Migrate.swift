@@ -80,18 +80,17 @@ extension SQLiteStoreFactory {
             progress?(MigrationProgressEvent(step: number, stepCount: count, activity: activity, completed: completed))
         }
         report("migrating \(step.summary)", nil)
-        if step.willMigrate != nil {
-            report("running the custom stage's willMigrate", nil)
-            let store = try SQLiteStore(migrating: database, url: url, schema: step.source, metadata: metadata)
-            try step.runStage(step.willMigrate, on: store, schema: step.source)
+        /// A part of the custom stage, through a store over the migration's connection.
+        func stage(_ part: MigrationStep.StagePart) throws(StrataError) {
+            guard step.body(of: part) != nil else { return }
+            report("running the custom stage's \(part.rawValue)", nil)
+            let store = try SQLiteStore(migrating: database, url: url, schema: step.schema(of: part), metadata: metadata)
+            try step.runStage(part, on: store)
         }
+        try stage(.willMigrate)
         var migration = SQLiteMigration(step: step, database: database, progress: report)
         try migration.migrate()
-        if step.didMigrate != nil {
-            report("running the custom stage's didMigrate", nil)
-            let store = try SQLiteStore(migrating: database, url: url, schema: step.destination, metadata: metadata)
-            try step.runStage(step.didMigrate, on: store, schema: step.destination)
-        }
+        try stage(.didMigrate)
         report("checking the migrated data", nil)
         try migration.check()
     }
