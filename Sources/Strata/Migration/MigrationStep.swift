@@ -79,4 +79,14 @@ public struct MigrationStep: Sendable {
             throw StrataError(.migrationFailed, "the custom stage \(summary) failed: \(error)")
         }
     }
+
+    /// How many objects a refusal names before "and N more".
+    package static let listedObjects = 20
+
+    /// `Mood 3, Mood 7 and 12 more`: the objects a refusal names (at most ``listedObjects`` of
+    /// `total`), the same in every store's refusals.
+    package static func objectList(_ shown: [String], total: Int) -> String {
+        let listed = shown.prefix(listedObjects).joined(separator: ", ")
+        return total > listedObjects ? "\(listed) and \(total - listedObjects) more" : listed
+    }
 }

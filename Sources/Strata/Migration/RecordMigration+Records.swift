@@ -39,17 +39,6 @@ extension RecordMigration {
         case replaced(detail: String)
     }
 
-    /// Whether values of type `from` can be carried into type `to` as they are or widened:
-    /// int16 → int32 → int64 (all `.integer`) and float → double (converted). The diff decides
-    /// what is inferable; this is what a step can carry when the diff lets it. (binary ↔
-    /// transformable is not carried: plain bytes are not a transformer's data.)
-    static func carries(_ from: AttributeType, to: AttributeType) -> Bool {
-        switch (from, to) {
-        case (.int16, .int32), (.int16, .int64), (.int32, .int64), (.float, .double): true
-        default: from == to
-        }
-    }
-
     /// What `property` of the destination entity `entity` gets from its matched source property.
     func carriage(of property: PropertyDescription, in entity: EntityDescription) -> Carriage {
         guard let matched = step.diff.sourceProperty(of: property.name, in: entity.name) else { return .added }
@@ -60,7 +49,9 @@ extension RecordMigration {
         switch (matched, property) {
         case (.attribute(let from), .attribute(let to)):
             if from.isTransient || to.isTransient { return .added }
-            guard Self.carries(from.type, to: to.type) else {
+            // int16 → int32 → int64 are all `.integer`; float → double is converted. (binary ↔
+            // transformable is not carried: plain bytes are not a transformer's data.)
+            guard from.type.keepsValues(as: to.type) else {
                 return .replaced(detail: "type \(from.type.rawValue) → \(to.type.rawValue)")
             }
             return .carried(matched)

@@ -109,8 +109,7 @@ struct RecordMigration {
 
     /// At most 20 items, then "and N more".
     static func list<T>(_ items: [T], _ describe: (T) -> String) -> String {
-        let shown = items.prefix(20).map(describe).joined(separator: ", ")
-        return items.count > 20 ? "\(shown) and \(items.count - 20) more" : shown
+        MigrationStep.objectList(items.prefix(MigrationStep.listedObjects).map(describe), total: items.count)
     }
 
     /// "1 object", "3 objects".

@@ -42,6 +42,12 @@ public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
+    /// True when a migration carries values of this type into `other` unchanged or widened:
+    /// the same type, or ``widens(to:)``.
+    package func keepsValues(as other: AttributeType) -> Bool {
+        self == other || widens(to: other)
+    }
+
     /// The representable range of an integer type; nil for the other types.
     public var integerRange: ClosedRange<Int64>? {
         switch self {

@@ -162,6 +162,16 @@ final class Database {
 
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// The names of the database's tables.
+    func tableNames() throws(StrataError) -> Set<String> {
+        Set(try rows("SELECT name FROM sqlite_master WHERE type = 'table'", []) { $0.text(0) })
+    }
+
+    /// The names of a table's columns, in order.
+    func columnNames(of table: String) throws(StrataError) -> [String] {
+        try rows("SELECT name FROM pragma_table_info(?1) ORDER BY cid", [.text(table)]) { $0.text(0) }
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///
     /// Inside a transaction already (a migration's custom stage saving through a store on the

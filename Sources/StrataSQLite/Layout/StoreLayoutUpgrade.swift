@@ -89,7 +89,7 @@ enum StoreLayoutUpgrade {
     /// tables (a table two relationships shared is copied into both: its rows cannot be told
     /// apart), adds and fills the shadow columns, and creates the indexes of layout 2.
     private static func upgrade1To2(_ database: Database, _ layout: StoreLayout) throws(StrataError) {
-        var existing = try tableNames(database)
+        var existing = try database.tableNames()
         let indexes = try database.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name", []) { $0.text(0) }
         for index in indexes { try database.execute("DROP INDEX \(quoted(index))") }
 
@@ -103,20 +103,20 @@ enum StoreLayoutUpgrade {
             if joins.count == 1 {
                 try database.execute("ALTER TABLE \(quoted(old)) RENAME TO \(quoted(joins[0].name))")
             } else {
-                let oldColumns = Set(try columnNames(database, old))
+                let oldColumns = Set(try database.columnNames(of: old))
                 for join in joins {
                     try database.execute(creation[join.name]!)
-                    let columns = try columnNames(database, join.name).filter(oldColumns.contains).map(quoted).joined(separator: ", ")
+                    let columns = try database.columnNames(of: join.name).filter(oldColumns.contains).map(quoted).joined(separator: ", ")
                     try database.execute("INSERT INTO \(quoted(join.name)) (\(columns)) SELECT \(columns) FROM \(quoted(old))")
                 }
                 try database.execute("DROP TABLE \(quoted(old))")
             }
         }
-        existing = try tableNames(database)
+        existing = try database.tableNames()
 
         for root in layout.tables.keys.sorted() where existing.contains(root) {
             let table = layout.tables[root]!
-            let columns = Set(try columnNames(database, root))
+            let columns = Set(try database.columnNames(of: root))
             for column in table.columns where !columns.contains(column.name) {
                 let type: AttributeType
                 let attribute: String
@@ -149,13 +149,5 @@ enum StoreLayoutUpgrade {
         }
         let sql = "UPDATE \(quoted(table)) SET \(quoted(shadow)) = ?1 WHERE \"_pk\" = ?2"
         for update in updates { try database.run(sql, [.text(update.value), .integer(update.key)]) }
-    }
-
-    private static func tableNames(_ database: Database) throws(StrataError) -> Set<String> {
-        Set(try database.rows("SELECT name FROM sqlite_master WHERE type = 'table'", []) { $0.text(0) })
-    }
-
-    private static func columnNames(_ database: Database, _ table: String) throws(StrataError) -> [String] {
-        try database.rows("SELECT name FROM pragma_table_info(?1) ORDER BY cid", [.text(table)]) { $0.text(0) }
     }
 }

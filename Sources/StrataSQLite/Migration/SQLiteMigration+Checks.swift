@@ -122,7 +122,7 @@ extension SQLiteMigration {
             if case .create = plan { continue }
             for attribute in layout.entity.attributes where !attribute.isOptional && !attribute.isTransient && layout.entity.declares(attribute.name) {
                 let wasRequired = hadEverywhere(attribute.name, of: name) { old in
-                    if case .attribute(let old) = old { !old.isOptional && !old.isTransient && Self.keepsValues(from: old.type, to: attribute.type) } else { false }
+                    if case .attribute(let old) = old { !old.isOptional && !old.isTransient && old.type.keepsValues(as: attribute.type) } else { false }
                 }
                 guard !wasRequired else { continue }
                 guard let value = attribute.defaultValue else {
@@ -174,7 +174,7 @@ extension SQLiteMigration {
                 for entity in table.entityNames {
                     guard let attribute = destination.schema.entity(named: entity)?.attribute(named: column.name), !attribute.isTransient,
                           let from = sourceEntity(entity), source.entities[from] != nil else { continue }
-                    if case .attribute(let old)? = sourceProperty(column.name, of: entity), !old.isTransient, Self.keepsValues(from: old.type, to: type) { continue }
+                    if case .attribute(let old)? = sourceProperty(column.name, of: entity), !old.isTransient, old.type.keepsValues(as: type) { continue }
                     // Not carried: every row got `given` already.
                     if !carried && attribute.defaultValue == given { continue }
                     let key = attribute.defaultValue.map { "\(ValueCodec.encode($0))" } ?? ""
@@ -210,7 +210,7 @@ extension SQLiteMigration {
             var condition = "\(quoted(property)) IS NULL"
             if table.hasEntityColumn { condition += " AND \"_entity\" IN (\(Self.family(entity, in: destination)))" }
             guard case .integer(let count)? = try database.scalar("SELECT count(*) FROM \(quoted(table.name)) WHERE \(condition)"), count > 0 else { continue }
-            let objects = try database.rows("SELECT \"_pk\", \(table.hasEntityColumn ? "\"_entity\"" : literal(table.name)) FROM \(quoted(table.name)) WHERE \(condition) ORDER BY \"_pk\" LIMIT 20", []) {
+            let objects = try database.rows("SELECT \"_pk\", \(table.hasEntityColumn ? "\"_entity\"" : literal(table.name)) FROM \(quoted(table.name)) WHERE \(condition) ORDER BY \"_pk\" LIMIT \(MigrationStep.listedObjects)", []) {
                 (entity: $0.text(1), key: $0.int64(0))
             }
             let isAttribute = destination.schema.entity(named: entity)?.attribute(named: property) != nil
@@ -233,7 +233,7 @@ extension SQLiteMigration {
             let table = layout.table
             let condition = table.hasEntityColumn ? "WHERE \"_entity\" = \(literal(name))" : ""
             guard case .integer(let count)? = try database.scalar("SELECT count(*) FROM \(quoted(table.name)) \(condition)"), count > 0 else { continue }
-            let keys = try database.rows("SELECT \"_pk\" FROM \(quoted(table.name)) \(condition) ORDER BY \"_pk\" LIMIT 20", []) { $0.int64(0) }
+            let keys = try database.rows("SELECT \"_pk\" FROM \(quoted(table.name)) \(condition) ORDER BY \"_pk\" LIMIT \(MigrationStep.listedObjects)", []) { $0.int64(0) }
             throw refused("\(name) becomes abstract, but the store holds \(count) object(s) of it: \(Self.objectList(keys.map { (name, $0) }, total: Int(count))) (delete them, or move their data to a subentity, in a custom stage's willMigrate)")
         }
     }
@@ -242,7 +242,7 @@ extension SQLiteMigration {
     /// one can no longer hold (the diff's condition: every object it refers to is of that
     /// subentity), naming the objects that hold them.
     func checkNarrowedDestinations() throws(StrataError) {
-        let tables = Set(try database.rows("SELECT name FROM sqlite_master WHERE type = 'table'", []) { $0.text(0) })
+        let tables = try database.tableNames()
         for name in destination.entities.keys.sorted() {
             let layout = destination.entities[name]!
             for relationship in layout.entity.relationships where layout.entity.declares(relationship.name) {
@@ -253,7 +253,7 @@ extension SQLiteMigration {
                       let pairs = sideQuery(name, relationship.name, destination: tables) else { continue }
                 let misfits = "SELECT DISTINCT s.o FROM (\(pairs)) AS s JOIN \(quoted(target.table.name)) AS t ON t.\"_pk\" = s.m WHERE t.\"_entity\" NOT IN (\(Self.family(relationship.destination, in: destination)))"
                 guard case .integer(let count)? = try database.scalar("SELECT count(*) FROM (\(misfits))"), count > 0 else { continue }
-                let keys = try database.rows("\(misfits) ORDER BY s.o LIMIT 20", []) { $0.int64(0) }
+                let keys = try database.rows("\(misfits) ORDER BY s.o LIMIT \(MigrationStep.listedObjects)", []) { $0.int64(0) }
                 throw refused("\(name).\(relationship.name) now refers to \(relationship.destination) objects only, but \(count) object(s) refer to others: \(Self.objectList(keys.map { (name, $0) }, total: Int(count))) (change or clear them in a custom stage's willMigrate)")
             }
         }

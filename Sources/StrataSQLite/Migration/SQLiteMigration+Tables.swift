@@ -32,7 +32,7 @@ extension SQLiteMigration {
         case .attribute(let type):
             guard let (entity, name) = matched(column.name),
                   case .attribute(let attribute)? = source.schema.entity(named: entity)?.property(named: name), !attribute.isTransient,
-                  case .attribute(let sourceType)? = from.column(name)?.role, Self.keepsValues(from: sourceType, to: type) else {
+                  case .attribute(let sourceType)? = from.column(name)?.role, sourceType.keepsValues(as: type) else {
                 return defaultValue(column.name, of: table).map { .value(Self.sqlLiteral(ValueCodec.encode($0))) } ?? .null
             }
             return .column(name)
@@ -89,17 +89,6 @@ extension SQLiteMigration {
         guard case .relationship(let relationship)? = source.schema.entity(named: sourceEntityName)?.property(named: name),
               !relationship.isToMany, case .toOne? = from.column(name)?.role else { return false }
         return true
-    }
-
-    /// Whether values of `from` read back as `to` without a change: the same type, or a
-    /// widening that keeps the column's type (int16 → int32 → int64: INTEGER; float → double:
-    /// REAL in an ANY column, read back as a double).
-    static func keepsValues(from: AttributeType, to: AttributeType) -> Bool {
-        if from == to { return true }
-        switch (from, to) {
-        case (.int16, .int32), (.int16, .int64), (.int32, .int64), (.float, .double): return true
-        default: return false
-        }
     }
 
     /// The default value of an attribute stored in `table` (of the entity that declares it).
@@ -177,7 +166,7 @@ extension SQLiteMigration {
         var sources: [String: ColumnSource] = [:]
         for column in table.columns { sources[column.name] = columnSource(column, of: table, from: from) }
         let kept = Set(sources.values.compactMap { source -> String? in if case .column(let name) = source { name } else { nil } })
-        let current = try database.rows("SELECT name FROM pragma_table_info(?1) ORDER BY cid", [.text(name)]) { $0.text(0) }
+        let current = try database.columnNames(of: name)
         let dropped = current.filter { !kept.contains($0) && !["_pk", "_entity", "_version"].contains($0) }
 
         // Indexes on the table that the destination does not have by name, or that read a

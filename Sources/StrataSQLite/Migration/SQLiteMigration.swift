@@ -104,7 +104,7 @@ struct SQLiteMigration {
 
     /// The step's SQL: everything between willMigrate and didMigrate.
     mutating func migrate() throws(StrataError) {
-        existing = Set(try database.rows("SELECT name FROM sqlite_master WHERE type = 'table'", []) { $0.text(0) })
+        existing = try database.tableNames()
         planTables()
         try renumberCollidingKeys()
         try readPairs()
@@ -192,8 +192,7 @@ struct SQLiteMigration {
 
     /// `Mood 3, Mood 7, …` — at most 20, then how many more.
     static func objectList(_ objects: [(entity: String, key: Int64)], total: Int) -> String {
-        let shown = objects.prefix(20).map { "\($0.entity) \($0.key)" }.joined(separator: ", ")
-        return total > 20 ? "\(shown) and \(total - 20) more" : shown
+        MigrationStep.objectList(objects.map { "\($0.entity) \($0.key)" }, total: total)
     }
 
     func refused(_ message: String) -> StrataError {
