@@ -28,17 +28,27 @@ enum StoreAccess {
 
     /// Opens an existing store with the model it was written with (no schema needed). A SQLite
     /// file this process cannot write (or whose directory it cannot write) is opened for reading
-    /// only; one it can write is upgraded in place if an earlier Strata wrote it.
+    /// only; one it can write is upgraded in place if an earlier Strata wrote it. A store
+    /// another process migrates meanwhile is opened with its new model.
     static func openExisting(_ path: String, type given: String?) throws -> PersistentStoreCoordinator {
         let url = URL(fileURLWithPath: path)
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CLIError.unreadable("no store at '\(path)'")
         }
         let type = try type(of: path, given: given)
-        let metadata = try PersistentStoreCoordinator.metadataForStore(at: url, type: type, storeTypes: registry)
-        let coordinator = PersistentStoreCoordinator(schema: try metadata.schema(), storeTypes: registry)
-        try coordinator.addStore(StoreDescription(type: type, url: url))
-        return coordinator
+        // Another process may migrate the store between reading its model and opening it: the
+        // open then finds another model than the one just read, and the model is read again.
+        for attempt in 1...3 {
+            let metadata = try PersistentStoreCoordinator.metadataForStore(at: url, type: type, storeTypes: registry)
+            let coordinator = PersistentStoreCoordinator(schema: try metadata.schema(), storeTypes: registry)
+            do {
+                try coordinator.addStore(StoreDescription(type: type, url: url))
+                return coordinator
+            } catch {
+                guard error.code == .incompatibleModel, attempt < 3 else { throw error }
+            }
+        }
+        preconditionFailure("the last attempt returns or throws")
     }
 
     /// Opens a store with `schema`, creating the file when it is missing.

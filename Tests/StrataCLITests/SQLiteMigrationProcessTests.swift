@@ -69,3 +69,39 @@ import Testing
         }
     }
 }
+
+/// Commands that read a store take its model from the store: one that reads it just before
+/// another process migrates the store opens it with the new model instead of failing.
+@Suite("strata reading beside migrations")
+struct ReadingBesideMigrationTests {
+    @Test func readsBesideMigrationsBackAndForthAllSucceed() throws {
+        let workspace = try Workspace(["tags.json": ConcurrentProcessTests.tags("t", firstID: 1, count: 50)], schemas: ["TodoList"])
+        let seed = try workspace.run("load", "--schema", "TodoList.json", "todo.sqlite", "tags.json")
+        try #require(seed.status == 0, "\(seed.stderr)")
+        let v1 = try Schema(contentsOf: workspace.file("TodoList.json"))
+        let v2json = try String(contentsOf: workspace.file("TodoList.json"), encoding: .utf8)
+            .replacingOccurrences(of: #"{ "name": "name", "type": "string", "minLength": 1 }"#, with: #"{ "name": "name", "type": "string", "minLength": 1 }, { "name": "uses", "type": "int64", "default": 0 }"#)
+        let v2 = try Schema(data: Data(v2json.utf8), file: "TodoList 2")
+        let migrator = StoreMigrator(storeTypes: StoreTypeRegistry([SQLiteStoreFactory()]))
+        let reads = Locked<[StrataRun]>([])
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            for _ in 0..<40 {
+                if let run = try? workspace.run("query", "todo.sqlite", "Tag", "--count") { reads.withLock { $0.append(run) } }
+            }
+        }
+        // Back and forth while the reads run (v2 → v1 removes `uses`: an explicit step).
+        for round in 0..<20 {
+            let (from, to) = round.isMultiple(of: 2) ? (v1, v2) : (v2, v1)
+            let plan = try MigrationPlan(storeSchema: from, versions: SchemaVersions([to]), unlisted: .throughEveryVersion)
+            _ = try migrator.migrateStore(at: workspace.file("todo.sqlite"), plan: plan)
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        group.wait()
+        let runs = reads.withLock { $0 }
+        #expect(runs.count == 40)
+        for run in runs {
+            #expect(run.status == 0 && run.stdout == "50\n", "\(run.stdout) \(run.stderr)")
+        }
+    }
+}
