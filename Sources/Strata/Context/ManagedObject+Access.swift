@@ -146,7 +146,7 @@ extension ManagedObject {
         if let value, let direct = Self.plainAttributeValue(value), let position = entity.attributeLayout.position(of: key) {
             let type = entity.attributeTypes[position]
             if type != .transformable && Self.fits(direct, type) {
-                context().setAttribute(self, position: position, key: key, Self.normalize(direct, to: type))
+                context().setAttribute(self, position: position, Self.normalize(direct, to: type))
                 return
             }
         }
@@ -223,7 +223,7 @@ extension ManagedObject {
     public func object(forKey key: String) -> ManagedObject? {
         let relationship = toOneRelationship(key)
         fulfillFault()
-        guard let id = toOneIDs[relationship.name], let context = managedObjectContext else { return nil }
+        guard let id = toOneID(at: relationshipPosition(relationship.name)), let context = managedObjectContext else { return nil }
         return context.materialize(id)
     }
 
@@ -238,7 +238,7 @@ extension ManagedObject {
     public func objects(forKey key: String) -> [ManagedObject] {
         let relationship = toManyRelationship(key)
         fulfillFault()
-        let ids = members(relationship.name)
+        let ids = memberIDs(relationship.name)
         guard let context = managedObjectContext else { return [] }
         return ids.map { context.materialize($0) }
     }

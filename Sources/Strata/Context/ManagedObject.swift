@@ -1,5 +1,4 @@
 internal import Foundation
-internal import OrderedCollections
 
 /// One object of the graph, living in one context.
 ///
@@ -32,14 +31,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public internal(set) var isDeleted = false
 
     var attributeValues: AttributeValues
-    var toOneIDs: [String: ObjectID] = [:]
-    var toManyIDs: [String: OrderedSet<ObjectID>] = [:]
-    /// To-many relationships the store left to load on first use.
-    var pendingToMany: Set<String> = []
+    /// Relationship values, by position in the entity's `relationships`.
+    var relationshipSlots: [RelationshipSlot]
     /// The last saved or fetched state; nil for an object never saved.
     var committed: StoreRecord?
-    /// Keys whose value differs from `committed`.
-    var changedKeys: Set<String> = []
+    /// Properties whose value differs from `committed`, by bit (attributes by layout position,
+    /// then relationships); not kept for an inserted object, all of whose properties count.
+    var changedMask = PropertyMask()
     /// A primary key asked for at insert (imports keep their `@id`).
     var requestedPrimaryKey: Int64?
     /// The order of inserts in the context, so that primary keys follow it.
@@ -52,6 +50,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.objectID = objectID
         self.isFault = true
         self.attributeValues = AttributeValues(layout: entity.attributeLayout)
+        self.relationshipSlots = entity.relationships.isEmpty ? [] : Array(repeating: .none, count: entity.relationships.count)
+    }
+
+    deinit {
+        managedObjectContext?.forget(objectID, ObjectIdentifier(self))
     }
 
     /// Inserts a new object of this class's entity into `context`.
@@ -79,9 +82,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func willSave() {}
 
     /// True for an object that is saved and has changes that are not.
-    public var isUpdated: Bool { !isInserted && !isDeleted && !changedKeys.isEmpty }
+    public var isUpdated: Bool { !isInserted && !isDeleted && !changedMask.isEmpty }
     /// True when the object is inserted, updated or deleted and not yet saved.
-    public var hasChanges: Bool { isInserted || isDeleted || !changedKeys.isEmpty }
+    public var hasChanges: Bool { isInserted || isDeleted || !changedMask.isEmpty }
 
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
@@ -99,8 +102,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         case .attribute:
             return .attribute(attributeValues[key])
         case .relationship(let relationship):
-            return relationship.isToMany ? .toMany(Array(members(key))) : .toOne(toOneIDs[key])
+            let position = relationshipPosition(relationship.name)
+            return relationship.isToMany ? .toMany(memberIDs(at: position)) : .toOne(toOneID(at: position))
         }
+    }
+
+    /// The names of the properties changed since the last save or fetch (every property of an
+    /// inserted object).
+    var changedKeys: Set<String> {
+        if isInserted { return entity.propertyNames }
+        let layout = entity.attributeLayout
+        var keys: Set<String> = []
+        for bit in changedMask.positions {
+            keys.insert(bit < layout.count ? layout.names[bit] : entity.relationships[bit - layout.count].name)
+        }
+        return keys
     }
 
     /// The properties changed since the last save or fetch, with their new values.
@@ -135,6 +151,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return property
     }
 
+    /// The position of a relationship of the entity (a programming error when it has none).
+    func relationshipPosition(_ key: String) -> Int {
+        guard let position = entity.relationshipPosition(of: key) else {
+            preconditionFailure("entity '\(entity.name)' has no relationship '\(key)'")
+        }
+        return position
+    }
+
+    /// The bit of ``changedMask`` for the relationship at a position.
+    func relationshipBit(_ position: Int) -> Int { attributeValues.layout.count + position }
+
     /// Loads the object's values if it is a fault.
     func fulfillFault() {
         guard isFault else { return }
@@ -144,62 +171,175 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Replaces the object's state with a stored record (fault filling, refresh).
     func apply(_ record: StoreRecord) {
         committed = record
-        var attributes = record.attributes.laidOut(by: entity.attributeLayout)
-        for position in entity.transientAttributePositions {
-            attributes[position: position] = attributeValues[position: position]
+        let layout = entity.attributeLayout
+        if record.attributes.layout === layout && entity.transientAttributePositions.isEmpty {
+            attributeValues = record.attributes
+        } else {
+            var attributes = record.attributes.laidOut(by: layout)
+            for position in entity.transientAttributePositions {
+                attributes[position: position] = attributeValues[position: position]
+            }
+            attributeValues = attributes
         }
-        attributeValues = attributes
-        toOneIDs = record.toOne
-        toManyIDs = record.toMany.mapValues { OrderedSet($0) }
-        pendingToMany = record.lazyToMany
-        changedKeys = []
+        if !relationshipSlots.isEmpty {
+            for (position, relationship) in entity.relationships.enumerated() {
+                relationshipSlots[position] = RelationshipSlot(relationship, in: record)
+            }
+        }
+        changedMask.removeAll()
         isFault = false
+    }
+
+    /// Forgets the object's values: it becomes a fault again.
+    func turnIntoFault() {
+        isFault = true
+        attributeValues = AttributeValues(layout: entity.attributeLayout)
+        if !relationshipSlots.isEmpty {
+            relationshipSlots = Array(repeating: .none, count: relationshipSlots.count)
+        }
+        changedMask.removeAll()
     }
 
     /// The object's state as a record for a save.
     func record() -> StoreRecord {
         var attributes = attributeValues
         for position in entity.transientAttributePositions { attributes[position: position] = nil }
-        var record = StoreRecord(
-            objectID: objectID, attributes: attributes, toOne: toOneIDs,
-            toMany: toManyIDs.filter { !$0.value.isEmpty && !pendingToMany.contains($0.key) }.mapValues { Array($0) },
-            version: committed?.version ?? 0)
-        record.lazyToMany = pendingToMany
+        var record = StoreRecord(objectID: objectID, attributes: attributes, version: committed?.version ?? 0)
+        guard !relationshipSlots.isEmpty else { return record }
+        for (position, relationship) in entity.relationships.enumerated() {
+            switch relationshipSlots[position] {
+            case .none:
+                continue
+            case .toOne(let id):
+                record.toOne[relationship.name] = id
+            case .toMany(let members):
+                if !members.isEmpty { record.toMany[relationship.name] = members.elements }
+            case .pending:
+                record.lazyToMany.insert(relationship.name)
+            }
+        }
         return record
     }
 
-    /// The members of a to-many relationship, loaded from the store on first use.
-    func members(_ key: String) -> OrderedSet<ObjectID> {
-        if pendingToMany.contains(key), let context = managedObjectContext {
+    /// The destination of the to-one relationship at a position.
+    func toOneID(at position: Int) -> ObjectID? {
+        if case .toOne(let id) = relationshipSlots[position] { return id }
+        return nil
+    }
+
+    /// The destination of a to-one relationship, by name.
+    func toOneID(_ key: String) -> ObjectID? {
+        toOneID(at: relationshipPosition(key))
+    }
+
+    /// The members of the to-many relationship at a position, loaded from the store on first
+    /// use; nil when it has none.
+    func members(at position: Int) -> RelationshipMembers? {
+        switch relationshipSlots[position] {
+        case .toMany(let members):
+            return members
+        case .pending:
+            guard let context = managedObjectContext else { return nil }
+            let relationship = entity.relationships[position]
             do {
-                let ids = try context.coordinator.relatedObjectIDs(of: objectID, relationship: key)
-                pendingToMany.remove(key)
-                toManyIDs[key] = OrderedSet(ids)
-                committed?.toMany[key] = ids
-                committed?.lazyToMany.remove(key)
+                let ids = try context.coordinator.relatedObjectIDs(of: objectID, relationship: relationship.name)
+                committed?.toMany[relationship.name] = ids
+                committed?.lazyToMany.remove(relationship.name)
+                guard !ids.isEmpty else {
+                    relationshipSlots[position] = .none
+                    return nil
+                }
+                let members = RelationshipMembers(ids, ordered: relationship.isOrdered, tracksChanges: !isInserted)
+                relationshipSlots[position] = .toMany(members)
+                return members
             } catch {
                 // Left pending, so a save never writes the members it could not read as none.
                 context.noteUnreadable(objectID, error)
+                return nil
             }
+        case .none, .toOne:
+            return nil
         }
-        return toManyIDs[key] ?? []
     }
 
-    /// Whether `key` differs from the committed state.
-    func differsFromCommitted(_ key: String) -> Bool {
+    /// The members of the to-many relationship at a position, made when it has none yet, to
+    /// add to.
+    func mutableMembers(at position: Int) -> RelationshipMembers {
+        if let members = members(at: position) { return members }
+        let members = RelationshipMembers([], ordered: entity.relationships[position].isOrdered, tracksChanges: !isInserted)
+        relationshipSlots[position] = .toMany(members)
+        return members
+    }
+
+    /// The member IDs of the to-many relationship at a position, in order.
+    func memberIDs(at position: Int) -> [ObjectID] {
+        members(at: position)?.elements ?? []
+    }
+
+    /// The member IDs of a to-many relationship, by name.
+    func memberIDs(_ key: String) -> [ObjectID] {
+        memberIDs(at: relationshipPosition(key))
+    }
+
+    /// The IDs a relationship at a position holds, to-one or to-many.
+    func relatedIDs(at position: Int) -> [ObjectID] {
+        entity.relationships[position].isToMany ? memberIDs(at: position) : toOneID(at: position).map { [$0] } ?? []
+    }
+
+    /// Whether the attribute at a layout position differs from the committed state.
+    func attributeDiffersFromCommitted(_ position: Int) -> Bool {
         guard let committed else { return true }
-        switch property(key) {
-        case .attribute(let attribute):
-            if attribute.isTransient { return false }
-            return attributeValues[key] != committed.attributes[key]
-        case .relationship(let relationship):
-            if relationship.isToMany {
-                if pendingToMany.contains(key) { return false }
-                let current = toManyIDs[key] ?? []
-                let saved = committed.toMany[key] ?? []
-                return relationship.isOrdered ? Array(current) != saved : Set(current) != Set(saved)
+        if entity.transientAttributePositions.contains(position) { return false }
+        let saved = committed.attributes.layout === attributeValues.layout
+            ? committed.attributes[position: position]
+            : committed.attributes[attributeValues.layout.names[position]]
+        return attributeValues[position: position] != saved
+    }
+
+    /// Whether the relationship at a position differs from the committed state.
+    func relationshipDiffersFromCommitted(_ position: Int) -> Bool {
+        guard let committed else { return true }
+        let name = entity.relationships[position].name
+        switch relationshipSlots[position] {
+        case .pending:
+            return false
+        case .toMany(let members):
+            return members.differs(from: committed.toMany[name] ?? [])
+        case .none:
+            return entity.relationships[position].isToMany ? !(committed.toMany[name] ?? []).isEmpty : committed.toOne[name] != nil
+        case .toOne(let id):
+            return committed.toOne[name] != id
+        }
+    }
+
+    /// Recomputes whether the property with a ``changedMask`` bit differs from the committed state.
+    func updateChangedBit(_ bit: Int) {
+        let attributes = attributeValues.layout.count
+        changedMask.set(bit, bit < attributes ? attributeDiffersFromCommitted(bit) : relationshipDiffersFromCommitted(bit - attributes))
+    }
+}
+
+/// The value of one relationship of an object.
+enum RelationshipSlot {
+    /// No destination, or no members.
+    case none
+    case toOne(ObjectID)
+    case toMany(RelationshipMembers)
+    /// A to-many relationship the store left to load on first use.
+    case pending
+
+    /// The relationship's value in a stored record.
+    init(_ relationship: RelationshipDescription, in record: StoreRecord) {
+        if relationship.isToMany {
+            if record.lazyToMany.contains(relationship.name) {
+                self = .pending
+            } else if let ids = record.toMany[relationship.name], !ids.isEmpty {
+                self = .toMany(RelationshipMembers(ids, ordered: relationship.isOrdered, tracksChanges: true))
+            } else {
+                self = .none
             }
-            return toOneIDs[key] != committed.toOne[key]
+        } else {
+            self = record.toOne[relationship.name].map { .toOne($0) } ?? .none
         }
     }
 }

@@ -133,11 +133,7 @@ extension ManagedObjectContext {
                         throw StrataError(.invalidPredicate, "cannot prefetch '\(keyPath)': \(object.entity.name) has no relationship '\(key)'")
                     }
                     object.fulfillFault()
-                    if relationship.isToMany {
-                        ids += object.members(key)
-                    } else if let id = object.toOneIDs[key] {
-                        ids.append(id)
-                    }
+                    ids += object.relatedIDs(at: object.relationshipPosition(relationship.name))
                 }
                 // The records go to the coordinator's row cache, so the destinations' faults
                 // fill from memory even after the objects made here are released.
@@ -159,11 +155,11 @@ extension ManagedObjectContext {
             },
             toOne: { [unowned self] object, key in
                 object.fulfillFault()
-                return object.toOneIDs[key].map { self.materialize($0) }.flatMap { $0.isDeleted ? nil : $0 }
+                return object.toOneID(key).map { self.materialize($0) }.flatMap { $0.isDeleted ? nil : $0 }
             },
             toMany: { [unowned self] object, key in
                 object.fulfillFault()
-                return object.members(key).map { self.materialize($0) }.filter { !$0.isDeleted }
+                return object.memberIDs(key).map { self.materialize($0) }.filter { !$0.isDeleted }
             }))
     }
 

@@ -1,5 +1,3 @@
-internal import OrderedCollections
-
 /// Every change to an object goes through the primitives here: each records its own reversal
 /// for undo, tracks changed keys against the committed state, and keeps changed objects alive.
 /// The relationship operations above them maintain inverses; `delete` applies delete rules.
@@ -40,7 +38,6 @@ extension ManagedObjectContext {
             object.isDeleted = false
             object.committed = nil
             object.requestedPrimaryKey = object.objectID.primaryKey
-            object.changedKeys = Set(object.entity.attributes.map(\.name) + object.entity.relationships.map(\.name))
             markInserted(object, true)
             return
         }
@@ -53,58 +50,48 @@ extension ManagedObjectContext {
         guard let position = object.attributeValues.layout.position(of: key) else {
             preconditionFailure("entity '\(object.entity.name)' has no attribute '\(key)'")
         }
-        primitiveSetAttribute(object, position: position, key: key, value)
+        primitiveSetAttribute(object, position: position, value)
     }
 
-    /// Sets the attribute at `position` of the object's layout, named `key`.
-    func primitiveSetAttribute(_ object: ManagedObject, position: Int, key: String, _ value: AttributeValue?) {
+    /// Sets the attribute at `position` of the object's layout.
+    func primitiveSetAttribute(_ object: ManagedObject, position: Int, _ value: AttributeValue?) {
         let old = object.attributeValues[position: position]
         guard old != value else { return }
         object.attributeValues[position: position] = value
-        updateChangedKey(object, key)
-        undoManager?.register { [unowned self] in self.primitiveSetAttribute(object, position: position, key: key, old) }
+        updateChanged(object, bit: position)
+        undoManager?.register { [unowned self] in self.primitiveSetAttribute(object, position: position, old) }
     }
 
-    func primitiveSetToOne(_ object: ManagedObject, _ key: String, _ id: ObjectID?) {
-        let old = object.toOneIDs[key]
+    /// Sets the to-one relationship at a position (no inverse upkeep).
+    func primitiveSetToOne(_ object: ManagedObject, _ position: Int, _ id: ObjectID?) {
+        let old = object.toOneID(at: position)
         guard old != id else { return }
-        object.toOneIDs[key] = id
-        updateChangedKey(object, key)
-        undoManager?.register { [unowned self] in self.primitiveSetToOne(object, key, old) }
+        object.relationshipSlots[position] = id.map { .toOne($0) } ?? .none
+        updateChanged(object, bit: object.relationshipBit(position))
+        undoManager?.register { [unowned self] in self.primitiveSetToOne(object, position, old) }
     }
 
-    func primitiveInsert(_ object: ManagedObject, _ key: String, _ id: ObjectID, at index: Int? = nil) {
-        var members = object.members(key)
-        guard !members.contains(id) else { return }
-        if let index, index < members.count {
-            members.insert(id, at: index)
-        } else {
-            members.append(id)
-        }
-        object.toManyIDs[key] = members
-        updateChangedKey(object, key)
-        undoManager?.register { [unowned self] in self.primitiveRemove(object, key, id) }
+    /// Adds a member to the to-many relationship at a position (no inverse upkeep).
+    func primitiveInsert(_ object: ManagedObject, _ position: Int, _ id: ObjectID, at index: Int? = nil) {
+        guard object.mutableMembers(at: position).insert(id, at: index) else { return }
+        updateChanged(object, bit: object.relationshipBit(position))
+        undoManager?.register { [unowned self] in self.primitiveRemove(object, position, id) }
     }
 
-    func primitiveRemove(_ object: ManagedObject, _ key: String, _ id: ObjectID) {
-        var members = object.members(key)
-        guard let index = members.firstIndex(of: id) else { return }
-        members.remove(at: index)
-        object.toManyIDs[key] = members
-        updateChangedKey(object, key)
-        undoManager?.register { [unowned self] in self.primitiveInsert(object, key, id, at: index) }
+    /// Removes a member from the to-many relationship at a position (no inverse upkeep).
+    func primitiveRemove(_ object: ManagedObject, _ position: Int, _ id: ObjectID) {
+        guard let members = object.members(at: position), let index = members.remove(id) else { return }
+        updateChanged(object, bit: object.relationshipBit(position))
+        let undoIndex = members.isOrdered ? index : nil
+        undoManager?.register { [unowned self] in self.primitiveInsert(object, position, id, at: undoIndex) }
     }
 
-    private func updateChangedKey(_ object: ManagedObject, _ key: String) {
-        // An inserted object counts every key as changed from the start (register(inserted:)
-        // and undoing a saved delete set them all) and is tracked as changed until its save,
-        // so there is nothing to update: the common case of filling new objects.
+    private func updateChanged(_ object: ManagedObject, bit: Int) {
+        // An inserted object counts every key as changed from the start and is tracked as
+        // changed until its save, so there is nothing to update: the common case of filling
+        // new objects.
         if object.isInserted { return }
-        if object.differsFromCommitted(key) {
-            object.changedKeys.insert(key)
-        } else {
-            object.changedKeys.remove(key)
-        }
+        object.updateChangedBit(bit)
         noteChange(object)
     }
 
@@ -124,23 +111,25 @@ extension ManagedObjectContext {
         change { primitiveSetAttribute(object, key, value) }
     }
 
-    func setAttribute(_ object: ManagedObject, position: Int, key: String, _ value: AttributeValue?) {
+    func setAttribute(_ object: ManagedObject, position: Int, _ value: AttributeValue?) {
         object.fulfillFault()
-        change { primitiveSetAttribute(object, position: position, key: key, value) }
+        change { primitiveSetAttribute(object, position: position, value) }
     }
 
     /// Sets a to-one relationship and keeps the inverse side consistent.
     func setToOne(_ object: ManagedObject, _ relationship: RelationshipDescription, _ destination: ManagedObject?) {
+        setToOne(object, object.relationshipPosition(relationship.name), destination)
+    }
+
+    func setToOne(_ object: ManagedObject, _ position: Int, _ destination: ManagedObject?) {
         object.fulfillFault()
         change {
-            let key = relationship.name
-            let oldID = object.toOneIDs[key]
+            let oldID = object.toOneID(at: position)
             guard oldID != destination?.objectID else { return }
-            primitiveSetToOne(object, key, destination?.objectID)
-            guard let inverse = inverse(of: relationship) else { return }
+            primitiveSetToOne(object, position, destination?.objectID)
+            guard let inverse = object.entity.inversePosition(ofRelationshipAt: position) else { return }
             if let oldID {
-                let old = materialize(oldID)
-                detach(object, fromInverse: inverse, of: old)
+                detach(object, fromInverse: inverse, of: materialize(oldID))
             }
             if let destination {
                 attach(object, toInverse: inverse, of: destination)
@@ -151,24 +140,30 @@ extension ManagedObjectContext {
     /// Adds a member to a to-many relationship (at `index` for an ordered one) and keeps the
     /// inverse consistent.
     func addToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ destination: ManagedObject, at index: Int? = nil) {
+        addToMany(object, object.relationshipPosition(relationship.name), destination, at: index)
+    }
+
+    func addToMany(_ object: ManagedObject, _ position: Int, _ destination: ManagedObject, at index: Int? = nil) {
         object.fulfillFault()
         change {
-            let key = relationship.name
-            if object.members(key).contains(destination.objectID) { return }
-            primitiveInsert(object, key, destination.objectID, at: index)
-            if let inverse = inverse(of: relationship) {
+            if object.members(at: position)?.contains(destination.objectID) == true { return }
+            primitiveInsert(object, position, destination.objectID, at: index)
+            if let inverse = object.entity.inversePosition(ofRelationshipAt: position) {
                 attach(object, toInverse: inverse, of: destination)
             }
         }
     }
 
     func removeFromToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ destination: ManagedObject) {
+        removeFromToMany(object, object.relationshipPosition(relationship.name), destination)
+    }
+
+    func removeFromToMany(_ object: ManagedObject, _ position: Int, _ destination: ManagedObject) {
         object.fulfillFault()
         change {
-            let key = relationship.name
-            guard object.members(key).contains(destination.objectID) else { return }
-            primitiveRemove(object, key, destination.objectID)
-            if let inverse = inverse(of: relationship) {
+            guard object.members(at: position)?.contains(destination.objectID) == true else { return }
+            primitiveRemove(object, position, destination.objectID)
+            if let inverse = object.entity.inversePosition(ofRelationshipAt: position) {
                 detach(object, fromInverse: inverse, of: destination)
             }
         }
@@ -176,62 +171,53 @@ extension ManagedObjectContext {
 
     /// Replaces the members of a to-many relationship (in this order, for an ordered one).
     func setToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ destinations: [ManagedObject]) {
+        let position = object.relationshipPosition(relationship.name)
         object.fulfillFault()
         change {
-            let key = relationship.name
-            let wanted = OrderedSet(destinations.map(\.objectID))
-            for id in Array(object.members(key)) where !wanted.contains(id) {
-                removeFromToMany(object, relationship, materialize(id))
+            let wanted = Set(destinations.map(\.objectID))
+            for id in object.memberIDs(at: position).reversed() where !wanted.contains(id) {
+                removeFromToMany(object, position, materialize(id))
             }
             for (index, destination) in destinations.enumerated() {
-                addToMany(object, relationship, destination)
-                if relationship.isOrdered, let position = object.members(key).firstIndex(of: destination.objectID), position != index {
-                    primitiveRemove(object, key, destination.objectID)
-                    primitiveInsert(object, key, destination.objectID, at: index)
+                addToMany(object, position, destination)
+                if relationship.isOrdered, let members = object.members(at: position),
+                   let current = members.firstIndex(of: destination.objectID), current != index {
+                    primitiveRemove(object, position, destination.objectID)
+                    primitiveInsert(object, position, destination.objectID, at: index)
                 }
             }
         }
     }
 
-    func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
-        guard let inverseName = relationship.inverse else { return nil }
-        return coordinator.schema.entity(named: relationship.destination)?.relationship(named: inverseName)
-    }
-
-    /// Makes `destination`'s inverse relationship include `source`.
-    private func attach(_ source: ManagedObject, toInverse inverse: RelationshipDescription, of destination: ManagedObject) {
+    /// Makes the relationship at `inverse` of `destination` include `source`.
+    private func attach(_ source: ManagedObject, toInverse inverse: Int, of destination: ManagedObject) {
         destination.fulfillFault()
-        let key = inverse.name
-        if inverse.isToMany {
-            primitiveInsert(destination, key, source.objectID)
+        if destination.entity.relationships[inverse].isToMany {
+            primitiveInsert(destination, inverse, source.objectID)
             return
         }
         // A to-one inverse: the destination leaves its previous partner.
-        if let previousID = destination.toOneIDs[key], previousID != source.objectID,
-           let forward = relationship(inverse.inverse, of: source) {
+        if let previousID = destination.toOneID(at: inverse), previousID != source.objectID,
+           let forward = destination.entity.inversePosition(ofRelationshipAt: inverse) {
             let previous = materialize(previousID)
             previous.fulfillFault()
-            if forward.isToMany {
-                primitiveRemove(previous, forward.name, destination.objectID)
-            } else if previous.toOneIDs[forward.name] == destination.objectID {
-                primitiveSetToOne(previous, forward.name, nil)
+            if previous.entity.relationships[forward].isToMany {
+                primitiveRemove(previous, forward, destination.objectID)
+            } else if previous.toOneID(at: forward) == destination.objectID {
+                primitiveSetToOne(previous, forward, nil)
             }
         }
-        primitiveSetToOne(destination, key, source.objectID)
+        primitiveSetToOne(destination, inverse, source.objectID)
     }
 
-    /// Makes `destination`'s inverse relationship stop including `source`.
-    private func detach(_ source: ManagedObject, fromInverse inverse: RelationshipDescription, of destination: ManagedObject) {
+    /// Makes the relationship at `inverse` of `destination` stop including `source`.
+    private func detach(_ source: ManagedObject, fromInverse inverse: Int, of destination: ManagedObject) {
         destination.fulfillFault()
-        if inverse.isToMany {
-            primitiveRemove(destination, inverse.name, source.objectID)
-        } else if destination.toOneIDs[inverse.name] == source.objectID {
-            primitiveSetToOne(destination, inverse.name, nil)
+        if destination.entity.relationships[inverse].isToMany {
+            primitiveRemove(destination, inverse, source.objectID)
+        } else if destination.toOneID(at: inverse) == source.objectID {
+            primitiveSetToOne(destination, inverse, nil)
         }
-    }
-
-    private func relationship(_ name: String?, of object: ManagedObject) -> RelationshipDescription? {
-        name.flatMap { object.entity.relationship(named: $0) }
     }
 
     // MARK: - Deleting
@@ -248,14 +234,13 @@ extension ManagedObjectContext {
         guard !object.isDeleted else { return }
         object.fulfillFault()
         markDeleted(object, true)
-        for relationship in object.entity.relationships {
-            let members: [ObjectID] = relationship.isToMany
-                ? Array(object.members(relationship.name))
-                : object.toOneIDs[relationship.name].map { [$0] } ?? []
+        for (position, relationship) in object.entity.relationships.enumerated() {
+            // Last member first: an ordered relationship then loses its members from its end.
+            let members = object.relatedIDs(at: position).reversed()
             guard !members.isEmpty else { continue }
             switch relationship.deleteRule {
             case .nullify:
-                guard let inverse = inverse(of: relationship) else { continue }
+                guard let inverse = object.entity.inversePosition(ofRelationshipAt: position) else { continue }
                 for id in members { detach(object, fromInverse: inverse, of: materialize(id)) }
             case .cascade:
                 for id in members { delete(materialize(id), visited: visited) }

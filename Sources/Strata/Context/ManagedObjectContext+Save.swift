@@ -1,5 +1,3 @@
-internal import OrderedCollections
-
 extension ManagedObjectContext {
     /// Saves every change at once.
     ///
@@ -53,14 +51,22 @@ extension ManagedObjectContext {
                 continue
             }
             if !permanent.isEmpty {
-                object.toOneIDs = object.toOneIDs.mapValues { permanent[$0] ?? $0 }
-                object.toManyIDs = object.toManyIDs.mapValues { OrderedSet($0.map { permanent[$0] ?? $0 }) }
+                for (position, slot) in object.relationshipSlots.enumerated() {
+                    switch slot {
+                    case .toOne(let id):
+                        if let mapped = permanent[id] { object.relationshipSlots[position] = .toOne(mapped) }
+                    case .toMany(let members):
+                        members.mapIDs(permanent)
+                    case .none, .pending:
+                        break
+                    }
+                }
             }
             object.isInserted = false
             if let record = outcome.records[object.objectID] {
                 object.apply(record)
             }
-            object.changedKeys = []
+            object.changedMask.removeAll()
         }
         changed.removeAll()
     }
@@ -84,7 +90,7 @@ extension ManagedObjectContext {
                 if !object.isDeleted { inserted.append(object) }
             } else if object.isDeleted {
                 deleted.append(object)
-            } else if !object.changedKeys.isEmpty {
+            } else if !object.changedMask.isEmpty {
                 updated.append(object)
             }
         }
@@ -133,9 +139,9 @@ extension ManagedObjectContext {
                 fail(violation.code, attribute.name, violation.message)
             }
         }
-        for relationship in entity.relationships {
+        for (position, relationship) in entity.relationships.enumerated() {
             if relationship.isToMany {
-                let count = object.members(relationship.name).filter { !isDeletedHere($0) }.count
+                let count = object.memberIDs(at: position).filter { !isDeletedHere($0) }.count
                 if relationship.minCount > 0, count < relationship.minCount {
                     fail(.tooFewObjects, relationship.name, "has \(count) object\(count == 1 ? "" : "s"), fewer than the minimum \(relationship.minCount)")
                 }
@@ -143,7 +149,7 @@ extension ManagedObjectContext {
                     fail(.tooManyObjects, relationship.name, "has \(count) objects, more than the maximum \(relationship.maxCount)")
                 }
             } else if !relationship.isOptional {
-                if object.toOneIDs[relationship.name].map(isDeletedHere) ?? true {
+                if object.toOneID(at: position).map(isDeletedHere) ?? true {
                     fail(.missingValue, relationship.name, "a \(relationship.destination) is required (the relationship is not optional)")
                 }
             }
@@ -154,10 +160,8 @@ extension ManagedObjectContext {
     /// `deny`: an object cannot be deleted while such a relationship has members left.
     private func denyFailures(_ object: ManagedObject) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
-        for relationship in object.entity.relationships where relationship.deleteRule == .deny {
-            let members: [ObjectID] = relationship.isToMany
-                ? Array(object.members(relationship.name))
-                : object.toOneIDs[relationship.name].map { [$0] } ?? []
+        for (position, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
+            let members = object.relatedIDs(at: position)
             let remaining = members.filter { !isDeletedHere($0) }
             guard !remaining.isEmpty else { continue }
             failures.append(ValidationFailure(

@@ -39,11 +39,12 @@ public final class ManagedObjectContext {
     }
 
     let identifier = UUID()
-    /// Every object the context knows, weakly: unchanged objects live as long as the app keeps them.
-    private var registry: [ObjectID: WeakObject] = [:]
+    /// Every object the context knows, without keeping it alive: unchanged objects live as long
+    /// as the app keeps them, and an object leaves the registry when it is freed (``forget(_:_:)``,
+    /// from its `deinit`), so the registry needs no weak references.
+    private var registry: [ObjectID: RegisteredObject] = [:]
     /// Objects with unsaved changes, kept alive until they are saved or rolled back.
     var changed: [ObjectIdentifier: ManagedObject] = [:]
-    private var registrySweepThreshold = 1024
     private var insertions = 0
     private var mergeSubscription: PersistentStoreCoordinator.ObserverToken?
     /// Objects whose stored state could not be read (a store error, not a missing record), with
@@ -75,7 +76,7 @@ public final class ManagedObjectContext {
     public var deletedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isDeleted && !$0.isInserted }) }
     /// Every object of the context that is still alive.
     public var registeredObjects: Set<ManagedObject> {
-        Set(registry.values.compactMap(\.object)).union(changed.values)
+        Set(registry.values.map(\.object)).union(changed.values)
     }
 
     func registeredObject(for id: ObjectID) -> ManagedObject? {
@@ -83,25 +84,26 @@ public final class ManagedObjectContext {
     }
 
     private func register(_ object: ManagedObject) {
-        registry[object.objectID] = WeakObject(object)
+        registry[object.objectID] = RegisteredObject(object)
         object.managedObjectContext = self
-        if registry.count > registrySweepThreshold {
-            registry = registry.filter { $0.value.object != nil }
-            registrySweepThreshold = max(1024, registry.count * 2)
-        }
+    }
+
+    /// An object of this context is being freed: it leaves the registry.
+    func forget(_ id: ObjectID, _ object: ObjectIdentifier) {
+        if let registered = registry[id], registered.identifier == object { registry[id] = nil }
     }
 
     func unregister(_ object: ManagedObject) {
-        if registry[object.objectID]?.object === object { registry[object.objectID] = nil }
+        if registry[object.objectID]?.identifier == ObjectIdentifier(object) { registry[object.objectID] = nil }
         changed[ObjectIdentifier(object)] = nil
         object.managedObjectContext = nil
     }
 
     /// Re-keys an object whose ID became permanent.
     func reregister(_ object: ManagedObject, as id: ObjectID) {
-        registry[object.objectID] = nil
+        if registry[object.objectID]?.identifier == ObjectIdentifier(object) { registry[object.objectID] = nil }
         object.objectID = id
-        registry[id] = WeakObject(object)
+        registry[id] = RegisteredObject(object)
     }
 
     /// Keeps an object with changes alive, or lets a clean one go.
@@ -120,7 +122,6 @@ public final class ManagedObjectContext {
         insertions += 1
         object.insertionIndex = insertions
         object.attributeValues = object.entity.attributeDefaults
-        object.changedKeys = object.entity.propertyNames
         register(object)
         markInserted(object, true)
         object.awakeFromInsert()
@@ -250,7 +251,7 @@ public final class ManagedObjectContext {
 
     /// The first read error of an object still registered, as the error a save throws.
     func unreadableObjectError() -> StrataError? {
-        unreadable = unreadable.filter { registry[$0.key]?.object != nil }
+        unreadable = unreadable.filter { registry[$0.key] != nil }
         guard let (id, error) = unreadable.min(by: { $0.key < $1.key }) else { return nil }
         var refusal = error
         refusal.message = "\(id) could not be read from its store, so the save was refused and nothing was written: \(error.message). Reset the context, or refresh the object once the store can be read"
@@ -278,7 +279,7 @@ public final class ManagedObjectContext {
 
     /// Forgets every object: registered objects become unusable (their context is nil).
     public func reset() {
-        for box in registry.values { box.object?.managedObjectContext = nil }
+        for registered in registry.values { registered.object.managedObjectContext = nil }
         for object in changed.values { object.managedObjectContext = nil }
         registry.removeAll()
         changed.removeAll()
@@ -295,31 +296,31 @@ public final class ManagedObjectContext {
             guard case .found(let record) = storedRecord(of: object.objectID) else { return }
             merge(record, into: object)
         } else {
-            object.isFault = true
             object.isDeleted = false
-            object.attributeValues = AttributeValues(layout: object.entity.attributeLayout)
-            object.toOneIDs = [:]
-            object.toManyIDs = [:]
-            object.changedKeys = []
+            object.turnIntoFault()
             noteChange(object)
         }
     }
 
     /// Takes stored values for the keys the object has not changed; keeps its own changes.
     func merge(_ record: StoreRecord, into object: ManagedObject) {
-        let local = object.changedKeys
+        let local = object.isInserted ? [] : object.changedMask.positions
         let attributes = object.attributeValues
-        let toOne = object.toOneIDs
-        let toMany = object.toManyIDs
+        let slots = object.relationshipSlots
         object.apply(record)
-        for key in local {
-            object.attributeValues[key] = attributes[key]
-            object.toOneIDs[key] = toOne[key]
-            if let members = toMany[key] {
-                object.toManyIDs[key] = members
-                object.pendingToMany.remove(key)
+        let attributeCount = attributes.layout.count
+        for bit in local {
+            if bit < attributeCount {
+                object.attributeValues[position: bit] = attributes[position: bit]
+            } else {
+                let position = bit - attributeCount
+                let slot = slots[position]
+                if case .toMany(let members) = slot {
+                    members.rebase(onto: record.toMany[object.entity.relationships[position].name] ?? [])
+                }
+                object.relationshipSlots[position] = slot
             }
-            if object.differsFromCommitted(key) { object.changedKeys.insert(key) }
+            object.updateChangedBit(bit)
         }
         noteChange(object)
     }
@@ -378,10 +379,11 @@ public final class ManagedObjectContext {
     }
 }
 
-/// A weak reference to a registered object.
-struct WeakObject {
-    weak var object: ManagedObject?
+/// A registered object, not kept alive: it removes itself from the registry when it is freed.
+struct RegisteredObject {
+    unowned(unsafe) let object: ManagedObject
     init(_ object: ManagedObject) { self.object = object }
+    var identifier: ObjectIdentifier { ObjectIdentifier(object) }
 }
 
 /// Saves posted by the coordinator (from any task) until the context takes them (in its own).

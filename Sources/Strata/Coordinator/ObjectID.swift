@@ -1,4 +1,5 @@
 public import Foundation
+internal import Synchronization
 
 /// The identity of one object: its entity, its primary key and the store that holds it.
 ///
@@ -29,7 +30,7 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
     init(temporaryFor entityName: String) {
         self.entityName = entityName
         self.storeIdentifier = nil
-        self.key = .temporary(UUID())
+        self.key = .temporary(TemporaryKeys.next())
     }
 
     public var isTemporary: Bool {
@@ -98,6 +99,26 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
             self.entityName = parts[0]
             self.storeIdentifier = host
             self.key = .permanent(primaryKey)
+        }
+    }
+}
+
+/// Temporary keys: UUIDs unique in the process without asking the system for randomness each
+/// time (a save of 100,000 new objects made 100,000 of them): 8 random bytes drawn once, then
+/// a counter, so temporary IDs also sort in the order they were made.
+enum TemporaryKeys {
+    private static let prefix: UInt64 = {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
+    private static let counter = Atomic<UInt64>(0)
+
+    static func next() -> UUID {
+        let count = counter.add(1, ordering: .relaxed).newValue
+        let high = prefix.bigEndian, low = count.bigEndian
+        return withUnsafeBytes(of: (high, low)) { bytes in
+            UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                        bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
         }
     }
 }

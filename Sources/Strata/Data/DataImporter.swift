@@ -208,8 +208,8 @@ public final class DataImporter {
             guard let source = imported[given.source]?.object else { continue }
             let relationship = given.relationship
             let actual: [ObjectID] = relationship.isToMany
-                ? Array(source.members(relationship.name))
-                : source.toOneIDs[relationship.name].map { [$0] } ?? []
+                ? source.memberIDs(relationship.name)
+                : source.toOneID(relationship.name).map { [$0] } ?? []
             let agrees = relationship.isOrdered ? actual == expected : Set(actual) == Set(expected)
             if !agrees {
                 report("'\(relationship.name)' of \(source.entity.name) @id \(given.source.id) is \(describe(expected)) here, but the other side of the relationship makes it \(describe(actual)); give it from one side only, or make both sides agree", given)

@@ -153,6 +153,10 @@ public struct Schema: Sendable, Hashable {
         for position in entities.indices {
             entities[position].versionHash = VersionHash.entityHash(entities[position])
         }
+        let resolved = entities
+        for position in entities.indices {
+            entities[position].resolveInverses { name in index[name].map { resolved[$0] } }
+        }
         self.entities = entities
         self.entityIndex = index
         self.versionHash = VersionHash.modelHash(entities: entities, modifier: draft.versionHashModifier)
