@@ -360,6 +360,30 @@ let filteredOrder = [FetchSortDescriptor("price", ascending: false)]
     let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: StoreTypeRegistry([SQLiteStoreFactory()]))
     try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: temporaryFile("strata-context.sqlite"))))
     var results: [Operation: Double] = [:]
+    if ProcessInfo.processInfo.environment["PHASES"] != nil {
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var objects: [ManagedObject] = []
+        let t0 = measure { for _ in rows { objects.append(try! context.insertObject(entityName: "Record")) } }
+        let t1 = measure { for (row, object) in zip(rows, objects) {
+            object["title"] = row.title
+            object["category"] = row.category
+            object["quantity"] = row.quantity
+            object["rank"] = row.rank
+            object["price"] = row.price
+            object["weight"] = row.weight
+            object["active"] = row.active
+            object["createdAt"] = Date(timeIntervalSinceReferenceDate: row.createdAt)
+            object["notes"] = row.notes
+            object["code"] = row.code
+        } }
+        let t2 = try measure { try context.save() }
+        objects = []
+        print("phases: insertObject \(t0) set \(t1) save \(t2)")
+        let t3 = try measure { sink &+= try coordinator.stores[0].fetch(StoreFetchRequest(entityNames: ["Record"])).count }
+        let t4 = try measure { sink &+= try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Record")).count }
+        print("phases: store fetch \(t3) context fetch \(t4)")
+        exit(0)
+    }
     results[.insert] = try measure {
         let context = ManagedObjectContext(coordinator: coordinator)
         for row in rows {

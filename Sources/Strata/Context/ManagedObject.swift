@@ -271,6 +271,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return members
     }
 
+    /// How many elements the members of a to-many relationship have touched so far: adding or
+    /// removing one touches a few, copying or comparing all of them touches them all. Tests
+    /// check with it that relationship upkeep stays linear in the number of changes.
+    package func relationshipWork(forKey key: String) -> Int {
+        if case .toMany(let members) = relationshipSlots[relationshipPosition(key)] { return members.work }
+        return 0
+    }
+
     /// The member IDs of the to-many relationship at a position, in order.
     func memberIDs(at position: Int) -> [ObjectID] {
         members(at: position)?.elements ?? []

@@ -76,16 +76,15 @@ extension ManagedObjectContext {
     private func fetchObjects(_ request: FetchRequest) throws(StrataError) -> [ManagedObject] {
         let entityNames = try validate(request)
         guard includesChanges(request, entityNames) else {
-            return try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: true)).map { materialize($0) }
+            return materialize(try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: true), caching: false))
         }
         // Unsaved changes take part: fetch every stored match, then replace changed objects by
         // their in-memory state, add inserted ones, drop deleted ones, and order and window here.
         let names = Set(entityNames)
         let evaluator = objectEvaluator()
         var result: [ManagedObject] = []
-        for record in try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: false)) {
-            let object = materialize(record)
-            if !object.hasChanges { result.append(object) }
+        for object in materialize(try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: false), caching: false)) where !object.hasChanges {
+            result.append(object)
         }
         for object in changed.values where names.contains(object.entity.name) && !object.isDeleted {
             if try request.predicate.map({ (predicate) throws(StrataError) in try evaluator.evaluate(predicate, on: object) }) ?? true {

@@ -7,10 +7,8 @@ extension ManagedObjectContext {
     func markInserted(_ object: ManagedObject, _ inserted: Bool) {
         guard object.isInserted != inserted else { return }
         object.isInserted = inserted
-        if inserted {
-            if registeredObject(for: object.objectID) == nil {
-                registerAgain(object)
-            }
+        if inserted && object.managedObjectContext !== self {
+            registerAgain(object)
         }
         noteChange(object)
         undoManager?.register { [unowned self] in

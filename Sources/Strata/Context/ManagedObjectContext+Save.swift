@@ -17,7 +17,7 @@ extension ManagedObjectContext {
         }
         let objects = Array(changed.values)
         var failures = validate(objects)
-        let changes = makeChanges(objects)
+        let (changes, sorted) = makeChanges(objects)
         failures += try coordinator.uniquenessViolations(changes)
         guard failures.isEmpty else {
             throw StrataError(
@@ -36,44 +36,78 @@ extension ManagedObjectContext {
             }
             return try save()
         }
-        didSave(objects, outcome)
+        didSave(sorted, outcome)
+    }
+
+    /// The objects of a save, by kind, in the order of their changes.
+    struct SavedObjects {
+        var inserted: [ManagedObject] = []
+        var updated: [ManagedObject] = []
+        /// Deleted objects, and objects inserted and deleted again (never sent).
+        var deleted: [ManagedObject] = []
+        /// Whether objects were inserted and deleted again: the saved records left out the
+        /// references to them, which the objects still hold.
+        var discardedAny = false
     }
 
     /// Makes IDs permanent, records the saved state, and lets clean objects go.
-    private func didSave(_ objects: [ManagedObject], _ outcome: PersistentStoreCoordinator.SaveOutcome) {
+    private func didSave(_ objects: SavedObjects, _ outcome: PersistentStoreCoordinator.SaveOutcome) {
+        for object in objects.deleted { unregister(object) }
         let permanent = outcome.permanentIDs
-        for object in objects {
-            if let id = permanent[object.objectID] { reregister(object, as: id) }
+        for (index, object) in objects.inserted.enumerated() {
+            reregister(object, as: outcome.insertedIDs[index])
         }
-        for object in objects {
-            if object.isDeleted {
-                unregister(object)
-                continue
-            }
-            if !permanent.isEmpty {
-                for (position, slot) in object.relationshipSlots.enumerated() {
-                    switch slot {
-                    case .toOne(let id):
-                        if let mapped = permanent[id] { object.relationshipSlots[position] = .toOne(mapped) }
-                    case .toMany(let members):
-                        members.mapIDs(permanent)
-                    case .none, .pending:
-                        break
-                    }
-                }
-            }
+        for (index, object) in objects.inserted.enumerated() {
+            didSave(object, outcome.insertedRecords[index], permanent, reapply: objects.discardedAny)
             object.isInserted = false
-            if let record = outcome.records[object.objectID] {
-                object.apply(record)
-            }
-            object.changedMask.removeAll()
+        }
+        for (index, object) in objects.updated.enumerated() {
+            didSave(object, outcome.updatedRecords[index], permanent, reapply: objects.discardedAny)
         }
         changed.removeAll()
     }
 
-    private func makeChanges(_ objects: [ManagedObject]) -> PersistentStoreCoordinator.Changes {
+    /// The object's state is now `record`: its references to new objects become permanent,
+    /// and its values are what it holds (the save sent them) — only the record is kept.
+    private func didSave(_ object: ManagedObject, _ record: StoreRecord, _ permanent: [ObjectID: ObjectID], reapply: Bool) {
+        if reapply {
+            object.apply(record)
+            return
+        }
+        for (position, slot) in object.relationshipSlots.enumerated() {
+            switch slot {
+            case .toOne(let id):
+                if let mapped = permanent[id] { object.relationshipSlots[position] = .toOne(mapped) }
+            case .toMany(let members):
+                if !permanent.isEmpty { members.mapIDs(permanent) }
+                members.commit()
+            case .none, .pending:
+                break
+            }
+        }
+        object.committed = record
+        object.changedMask.removeAll()
+    }
+
+    private func makeChanges(_ objects: [ManagedObject]) -> (PersistentStoreCoordinator.Changes, SavedObjects) {
         // Objects inserted and deleted again are never sent; references to them are dropped.
-        let discarded = Set(objects.filter { $0.isInserted && $0.isDeleted }.map(\.objectID))
+        var discarded: Set<ObjectID> = []
+        var sorted = SavedObjects()
+        for object in objects {
+            if object.isInserted {
+                if object.isDeleted {
+                    discarded.insert(object.objectID)
+                    sorted.deleted.append(object)
+                } else {
+                    sorted.inserted.append(object)
+                }
+            } else if object.isDeleted {
+                sorted.deleted.append(object)
+            } else if !object.changedMask.isEmpty {
+                sorted.updated.append(object)
+            }
+        }
+        sorted.discardedAny = !discarded.isEmpty
         func record(_ object: ManagedObject) -> StoreRecord {
             var record = object.record()
             if !discarded.isEmpty {
@@ -82,28 +116,16 @@ extension ManagedObjectContext {
             }
             return record
         }
-        var inserted: [ManagedObject] = []
-        var updated: [ManagedObject] = []
-        var deleted: [ManagedObject] = []
-        for object in objects {
-            if object.isInserted {
-                if !object.isDeleted { inserted.append(object) }
-            } else if object.isDeleted {
-                deleted.append(object)
-            } else if !object.changedMask.isEmpty {
-                updated.append(object)
-            }
-        }
         // New objects get their primary keys in the order they were inserted, so the same
         // program gives the same keys every run; the rest go in ID order.
-        inserted.sort { $0.insertionIndex != $1.insertionIndex ? $0.insertionIndex < $1.insertionIndex : $0.objectID < $1.objectID }
-        updated.sort { $0.objectID < $1.objectID }
-        deleted.sort { $0.objectID < $1.objectID }
+        sorted.inserted.sort { $0.insertionIndex != $1.insertionIndex ? $0.insertionIndex < $1.insertionIndex : $0.objectID < $1.objectID }
+        sorted.updated.sort { $0.objectID < $1.objectID }
+        sorted.deleted.sort { $0.objectID < $1.objectID }
         var changes = PersistentStoreCoordinator.Changes(inserted: [], updated: [], deleted: [])
-        changes.inserted = inserted.map { (record($0), $0.requestedPrimaryKey) }
-        changes.updated = updated.map { (record($0), $0.changedKeys) }
-        changes.deleted = deleted.map { ($0.objectID, $0.committed?.version ?? 0) }
-        return changes
+        changes.inserted = sorted.inserted.map { (record($0), $0.requestedPrimaryKey) }
+        changes.updated = sorted.updated.map { (record($0), $0.changedKeys) }
+        changes.deleted = sorted.deleted.compactMap { $0.isInserted ? nil : ($0.objectID, $0.committed?.version ?? 0) }
+        return (changes, sorted)
     }
 
     /// Every rule broken by the objects about to be saved.
@@ -125,18 +147,15 @@ extension ManagedObjectContext {
         func fail(_ code: ValidationFailure.Code, _ key: String, _ message: String) {
             failures.append(ValidationFailure(code: code, objectID: object.objectID, key: key, message: message))
         }
-        // The object's values are laid out by its entity: read them by position (by name only in
-        // a model that repeats a name, which validation refuses).
-        let positional = entity.attributes.count == entity.attributeLayout.count
-        for (position, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
-            guard let value = positional ? object.attributeValues[position: position] : object.attributeValues[attribute.name] else {
-                if !attribute.isOptional {
-                    fail(.missingValue, attribute.name, "a value is required (the attribute is not optional)")
+        for validated in entity.validatedAttributes {
+            guard let value = object.attributeValues[position: validated.position] else {
+                if !validated.attribute.isOptional {
+                    fail(.missingValue, validated.attribute.name, "a value is required (the attribute is not optional)")
                 }
                 continue
             }
-            if let violation = AttributeRules.violation(of: value, for: attribute) {
-                fail(violation.code, attribute.name, violation.message)
+            if validated.hasRules, let violation = AttributeRules.violation(of: value, for: validated.attribute) {
+                fail(violation.code, validated.attribute.name, violation.message)
             }
         }
         for (position, relationship) in entity.relationships.enumerated() {
@@ -179,3 +198,4 @@ extension ManagedObjectContext {
 private func < (lhs: (ObjectID, String), rhs: (ObjectID, String)) -> Bool {
     lhs.0 != rhs.0 ? lhs.0 < rhs.0 : lhs.1 < rhs.1
 }
+

@@ -172,23 +172,69 @@ public final class ManagedObjectContext {
 
     func materialize(_ id: ObjectID) -> ManagedObject {
         if let object = registry[id]?.object { return object }
-        guard let entity = coordinator.schema.entity(named: id.entityName) else {
-            preconditionFailure("object ID \(id) names entity '\(id.entityName)', which the model does not have")
+        return makeObject(id, kind: objectKind(id.entityName))
+    }
+
+    /// What an object of an entity is made of: its entity and its class.
+    typealias ObjectKind = (entity: EntityDescription, type: ManagedObject.Type)
+
+    private func objectKind(_ entityName: String) -> ObjectKind {
+        guard let entity = coordinator.schema.entity(named: entityName) else {
+            preconditionFailure("an object ID names entity '\(entityName)', which the model does not have")
         }
-        let object = coordinator.objectClass(for: id.entityName).init(entity: entity, objectID: id)
+        return (entity, coordinator.objectClass(for: entityName))
+    }
+
+    private func makeObject(_ id: ObjectID, kind: ObjectKind) -> ManagedObject {
+        let object = kind.type.init(entity: kind.entity, objectID: id)
         register(object)
         return object
+    }
+
+    /// Registers (or refreshes unchanged) objects from stored records, in order: a fetch's
+    /// results. Entities and classes are looked up once per entity, not once per object.
+    func materialize(_ records: [StoreRecord]) -> [ManagedObject] {
+        var kinds: [String: ObjectKind] = [:]
+        var last: (name: String, kind: ObjectKind)?
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(records.count)
+        registry.reserveCapacity(registry.count + records.count)
+        for record in records {
+            let object: ManagedObject
+            if let registered = registry[record.objectID]?.object {
+                object = registered
+            } else {
+                let name = record.objectID.entityName
+                let kind: ObjectKind
+                if let last, last.name == name {
+                    kind = last.kind
+                } else {
+                    kind = kinds[name] ?? objectKind(name)
+                    kinds[name] = kind
+                    last = (name, kind)
+                }
+                object = makeObject(record.objectID, kind: kind)
+            }
+            refresh(object, from: record)
+            objects.append(object)
+        }
+        return objects
     }
 
     /// Registers (or refreshes an unchanged) object from a stored record.
     func materialize(_ record: StoreRecord) -> ManagedObject {
         let object = materialize(record.objectID)
+        refresh(object, from: record)
+        return object
+    }
+
+    /// Fills a fault from a stored record, or brings an unchanged object up to a newer version.
+    private func refresh(_ object: ManagedObject, from record: StoreRecord) {
         if object.isFault || (!object.hasChanges && object.committed?.version != record.version) {
             let wasFault = object.isFault
             object.apply(record)
             if wasFault { object.awakeFromFetch() }
         }
-        return object
     }
 
     /// The object for an ID, loaded; throws `objectNotFound` when no store holds it.

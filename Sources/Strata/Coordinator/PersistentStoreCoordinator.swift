@@ -54,6 +54,9 @@ public final class PersistentStoreCoordinator: Sendable {
 
     private let state = Locked(State())
     private let rowCache: Locked<RowCache>
+    /// The entities a uniqueness constraint covers (declared on them or an ancestor): a save
+    /// that changes none of them has nothing to check against stored data.
+    private let constrainedEntities: Set<String>
 
     /// - Parameters:
     ///   - storeTypes: the store types this coordinator can open (the in-memory store always).
@@ -69,6 +72,7 @@ public final class PersistentStoreCoordinator: Sendable {
         self.storeTypes = storeTypes
         self.rowCache = Locked(RowCache(capacity: max(1, rowCacheCapacity)))
         self.logger = logger
+        self.constrainedEntities = Set(schema.entities.filter { !$0.uniquenessConstraints.isEmpty }.flatMap { schema.entityAndDescendants(of: $0.name).map(\.name) })
         for type in classes { register(type) }
     }
 
@@ -233,11 +237,13 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Records matching a request across the stores that hold its entities, in order.
-    func fetchRecords(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord] {
+    /// - Parameter caching: whether the records go to the row cache (a context that makes
+    ///   objects of them keeps them in the objects instead).
+    func fetchRecords(_ request: StoreFetchRequest, caching: Bool = true) throws(StrataError) -> [StoreRecord] {
         let parts = try split(request)
         if parts.count == 1 {
             let records = try parts[0].store.fetch(parts[0].request)
-            rowCache.withLock { cache in for record in records { cache.insert(record) } }
+            if caching { rowCache.withLock { $0.insert(contentsOf: records) } }
             return records
         }
         // Entities spread over stores: fetch each whole, then order and window together.
@@ -248,7 +254,7 @@ public final class PersistentStoreCoordinator: Sendable {
             whole.fetchOffset = 0
             records += try part.store.fetch(whole)
         }
-        rowCache.withLock { cache in for record in records { cache.insert(record) } }
+        if caching { rowCache.withLock { $0.insert(contentsOf: records) } }
         let evaluator = recordEvaluator()
         records = try RecordSorter.sort(records, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
         return Array(AtomicStore.window(records, offset: request.fetchOffset, limit: request.fetchLimit))
@@ -305,16 +311,25 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     struct SaveOutcome {
-        /// The permanent ID of every inserted object, by its temporary ID.
+        /// The permanent ID of each inserted object, in the order of ``Changes/inserted``.
+        var insertedIDs: [ObjectID]
+        /// The saved record of each inserted object, in the same order.
+        var insertedRecords: [StoreRecord]
+        /// The saved record of each updated object, in the order of ``Changes/updated``.
+        var updatedRecords: [StoreRecord]
+        /// Permanent IDs by temporary ID, when a saved record referred to a new object; empty
+        /// otherwise.
         var permanentIDs: [ObjectID: ObjectID]
-        /// The saved record of every inserted and updated object, by permanent ID.
-        var records: [ObjectID: StoreRecord]
     }
 
     /// Checks uniqueness constraints of a changeset against stored data without saving.
     func uniquenessViolations(_ changes: Changes) throws(StrataError) -> [ValidationFailure] {
+        guard !constrainedEntities.isEmpty,
+              changes.inserted.contains(where: { constrainedEntities.contains($0.record.objectID.entityName) })
+                || changes.updated.contains(where: { constrainedEntities.contains($0.record.objectID.entityName) })
+        else { return [] }
         var failures: [ValidationFailure] = []
-        for (store, changeset) in try route(changes, permanentIDs: [:]) {
+        for (store, changeset) in try route(changes, permanentIDs: nil) {
             failures += store.uniquenessViolations(changeset)
         }
         return failures
@@ -322,20 +337,103 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Makes IDs permanent, saves each store's part, caches the new rows and broadcasts.
     func save(_ changes: Changes, overwritesConflicts: Bool, from context: UUID?) throws(StrataError) -> SaveOutcome {
+        var insertedIDs = try permanentIDs(for: changes.inserted)
+        // References between records need the temporary → permanent map; most saves of plain
+        // objects have none.
+        let refersToObjects = changes.inserted.contains { !$0.record.toOne.isEmpty || !$0.record.toMany.isEmpty }
+            || changes.updated.contains { !$0.record.toOne.isEmpty || !$0.record.toMany.isEmpty }
         var permanentIDs: [ObjectID: ObjectID] = [:]
-        var byRoot: [String: [(ObjectID, Int64?)]] = [:]
-        for (record, requestedKey) in changes.inserted {
-            let root = try entity(named: record.objectID.entityName).rootName
-            byRoot[root, default: []].append((record.objectID, requestedKey))
+        if refersToObjects {
+            permanentIDs.reserveCapacity(insertedIDs.count)
+            for (index, inserted) in changes.inserted.enumerated() { permanentIDs[inserted.record.objectID] = insertedIDs[index] }
         }
-        for (root, members) in byRoot {
+        var reassignable: Set<ObjectID> = []
+        reassignable.reserveCapacity(insertedIDs.count)
+        for (index, inserted) in changes.inserted.enumerated() where inserted.requestedKey == nil { reassignable.insert(insertedIDs[index]) }
+        var routed = try route(changes, permanentIDs: (permanentIDs, insertedIDs))
+        for index in routed.indices {
+            routed[index].1.overwritesConflicts = overwritesConflicts
+            routed[index].1.reassignableIDs = routed.count == 1 ? reassignable : reassignable.filter { $0.storeIdentifier == routed[index].0.storeIdentifier }
+        }
+        let result = try commit(routed)
+        // Keys another process took first: the store gave these objects fresh ones.
+        let reassigned = result.reassignedIDs
+        if !reassigned.isEmpty {
+            for index in insertedIDs.indices {
+                if let fresh = reassigned[insertedIDs[index]] { insertedIDs[index] = fresh }
+            }
+            for (temporary, permanent) in permanentIDs {
+                if let fresh = reassigned[permanent] { permanentIDs[temporary] = fresh }
+            }
+        }
+        func saved(_ stored: StoreRecord) -> StoreRecord {
+            var record = reassigned.isEmpty ? stored : stored.mappingIDs { reassigned[$0] ?? $0 }
+            record.version = result.versions[record.objectID] ?? record.version
+            return record
+        }
+        // The records as saved, in the order of the changes (routing kept each kind's order
+        // within a store).
+        var savedByID: [ObjectID: StoreRecord] = [:]
+        var insertedRecords: [StoreRecord] = []
+        var updatedRecords: [StoreRecord] = []
+        if routed.count == 1 {
+            insertedRecords = routed[0].1.inserted.map(saved)
+            updatedRecords = routed[0].1.updated.map(saved)
+        } else {
+            for (_, part) in routed {
+                for stored in part.inserted + part.updated {
+                    let record = saved(stored)
+                    savedByID[record.objectID] = record
+                }
+            }
+            insertedRecords = insertedIDs.compactMap { savedByID[$0] }
+            updatedRecords = changes.updated.compactMap { savedByID[permanentIDs[$0.record.objectID] ?? $0.record.objectID] }
+        }
+        // Updated rows replace what the cache holds; new rows are not cached (their objects
+        // hold them, and other contexts read them when they first need them).
+        rowCache.withLock { cache in
+            cache.insert(contentsOf: updatedRecords)
+            for deleted in changes.deleted { cache.remove(deleted.objectID) }
+        }
+        let observers = state.withLock { Array($0.observers.values) }
+        if !observers.isEmpty {
+            var changedKeys: [ObjectID: Set<String>] = [:]
+            for (record, keys) in changes.updated { changedKeys[permanentIDs[record.objectID] ?? record.objectID] = keys }
+            var records: [ObjectID: StoreRecord] = [:]
+            records.reserveCapacity(insertedRecords.count + updatedRecords.count)
+            for record in insertedRecords { records[record.objectID] = record }
+            for record in updatedRecords { records[record.objectID] = record }
+            let notification = SaveNotification(
+                inserted: Set(insertedIDs), updated: Set(updatedRecords.map(\.objectID)),
+                deleted: Set(changes.deleted.map(\.objectID)), changedKeys: changedKeys, records: records, sourceContext: context)
+            for observer in observers { observer(notification) }
+        }
+        logger.debug("saved", metadata: ["inserted": "\(changes.inserted.count)", "updated": "\(changes.updated.count)", "deleted": "\(changes.deleted.count)"])
+        return SaveOutcome(insertedIDs: insertedIDs, insertedRecords: insertedRecords, updatedRecords: updatedRecords, permanentIDs: permanentIDs)
+    }
+
+    /// A permanent ID for each inserted record, in order: the key it asked for, or the next
+    /// ones its store hands out for its hierarchy.
+    private func permanentIDs(for inserted: [(record: StoreRecord, requestedKey: Int64?)]) throws(StrataError) -> [ObjectID] {
+        var roots: [String: (root: String, store: any PersistentStore)] = [:]
+        var byRoot: [String: [Int]] = [:]
+        for (index, (record, _)) in inserted.enumerated() {
+            let entityName = record.objectID.entityName
+            if roots[entityName] == nil {
+                let root = try entity(named: entityName).rootName
+                roots[entityName] = (root, try store(forEntity: root))
+            }
+            byRoot[roots[entityName]!.root, default: []].append(index)
+        }
+        var ids = [ObjectID?](repeating: nil, count: inserted.count)
+        for (root, indices) in byRoot {
             let store = try store(forEntity: root)
-            let needed = members.filter { $0.1 == nil }.count
+            let needed = indices.count { inserted[$0].requestedKey == nil }
             var keys = needed > 0 ? try store.allocatePrimaryKeys(rootEntity: root, count: needed)[...] : []
             var requested: Set<Int64> = []
-            for (temporary, requestedKey) in members {
+            for index in indices {
                 let key: Int64
-                if let requestedKey {
+                if let requestedKey = inserted[index].requestedKey {
                     guard requested.insert(requestedKey).inserted else {
                         throw StrataError(.validationFailed, "two new \(root) objects ask for primary key \(requestedKey)")
                     }
@@ -343,44 +441,10 @@ public final class PersistentStoreCoordinator: Sendable {
                 } else {
                     key = keys.removeFirst()
                 }
-                permanentIDs[temporary] = ObjectID(entityName: temporary.entityName, storeIdentifier: store.storeIdentifier, primaryKey: key)
+                ids[index] = ObjectID(entityName: inserted[index].record.objectID.entityName, storeIdentifier: store.storeIdentifier, primaryKey: key)
             }
         }
-        let reassignable = Set(changes.inserted.compactMap { $0.requestedKey == nil ? permanentIDs[$0.record.objectID] : nil })
-        var saved: [ObjectID: StoreRecord] = [:]
-        var routed = try route(changes, permanentIDs: permanentIDs)
-        for index in routed.indices {
-            routed[index].1.overwritesConflicts = overwritesConflicts
-            routed[index].1.reassignableIDs = reassignable.filter { $0.storeIdentifier == routed[index].0.storeIdentifier }
-        }
-        let result = try commit(routed)
-        // Keys another process took first: the store gave these objects fresh ones.
-        let reassigned = result.reassignedIDs
-        if !reassigned.isEmpty {
-            for (temporary, permanent) in permanentIDs {
-                if let fresh = reassigned[permanent] { permanentIDs[temporary] = fresh }
-            }
-        }
-        for (_, part) in routed {
-            for stored in part.inserted + part.updated {
-                var record = reassigned.isEmpty ? stored : stored.mappingIDs { reassigned[$0] ?? $0 }
-                record.version = result.versions[record.objectID] ?? record.version
-                saved[record.objectID] = record
-            }
-        }
-        let deleted = Set(changes.deleted.map(\.objectID))
-        rowCache.withLock { cache in
-            for record in saved.values { cache.insert(record) }
-            for id in deleted { cache.remove(id) }
-        }
-        var changedKeys: [ObjectID: Set<String>] = [:]
-        for (record, keys) in changes.updated { changedKeys[record.objectID] = keys }
-        let notification = SaveNotification(
-            inserted: Set(permanentIDs.values), updated: Set(changes.updated.map(\.record.objectID)),
-            deleted: deleted, changedKeys: changedKeys, records: saved, sourceContext: context)
-        post(notification)
-        logger.debug("saved", metadata: ["inserted": "\(changes.inserted.count)", "updated": "\(changes.updated.count)", "deleted": "\(changes.deleted.count)"])
-        return SaveOutcome(permanentIDs: permanentIDs, records: saved)
+        return ids.map { $0! }
     }
 
     /// Saves each store's part so that every store commits or none does, and returns the new
@@ -470,24 +534,49 @@ public final class PersistentStoreCoordinator: Sendable {
         return undo
     }
 
-    /// Splits changes by store, with temporary IDs replaced by permanent ones everywhere.
-    private func route(_ changes: Changes, permanentIDs: [ObjectID: ObjectID]) throws(StrataError) -> [(any PersistentStore, StoreChangeset)] {
-        func map(_ id: ObjectID) -> ObjectID { permanentIDs[id] ?? id }
-        func map(_ record: StoreRecord) -> StoreRecord {
-            permanentIDs.isEmpty ? record : record.mappingIDs(map)
+    /// Splits changes by store, with temporary IDs replaced by permanent ones everywhere (the
+    /// map, and the new ID of each inserted record in order); without IDs, records keep theirs.
+    private func route(
+        _ changes: Changes, permanentIDs: (map: [ObjectID: ObjectID], inserted: [ObjectID])?
+    ) throws(StrataError) -> [(any PersistentStore, StoreChangeset)] {
+        let map = permanentIDs?.map ?? [:]
+        func mapped(_ record: StoreRecord) -> StoreRecord {
+            map.isEmpty || (record.toOne.isEmpty && record.toMany.isEmpty) ? record : record.mappingIDs { map[$0] ?? $0 }
+        }
+        func inserted(_ index: Int) -> StoreRecord {
+            var record = mapped(changes.inserted[index].record)
+            if let ids = permanentIDs?.inserted { record.objectID = ids[index] }
+            return record
+        }
+        // One store for every entity: no routing.
+        let stores = self.stores
+        if stores.count == 1, stores[0].configurationName == nil {
+            var changeset = StoreChangeset()
+            changeset.inserted = changes.inserted.indices.map(inserted)
+            changeset.updated = changes.updated.map { mapped($0.record) }
+            changeset.deleted = changes.deleted
+            return [(stores[0], changeset)]
         }
         var parts: [(store: any PersistentStore, changes: StoreChangeset)] = []
+        var partOfEntity: [String: Int] = [:]
         func part(for entityName: String) throws(StrataError) -> Int {
+            if let index = partOfEntity[entityName] { return index }
             let store = try store(forEntity: entityName)
-            if let index = parts.firstIndex(where: { $0.store === store }) { return index }
-            parts.append((store, StoreChangeset()))
-            return parts.count - 1
+            let index: Int
+            if let existing = parts.firstIndex(where: { $0.store === store }) {
+                index = existing
+            } else {
+                parts.append((store, StoreChangeset()))
+                index = parts.count - 1
+            }
+            partOfEntity[entityName] = index
+            return index
         }
-        for (record, _) in changes.inserted {
-            try parts[part(for: record.objectID.entityName)].changes.inserted.append(map(record))
+        for index in changes.inserted.indices {
+            try parts[part(for: changes.inserted[index].record.objectID.entityName)].changes.inserted.append(inserted(index))
         }
         for (record, _) in changes.updated {
-            try parts[part(for: record.objectID.entityName)].changes.updated.append(map(record))
+            try parts[part(for: record.objectID.entityName)].changes.updated.append(mapped(record))
         }
         for deleted in changes.deleted {
             try parts[part(for: deleted.objectID.entityName)].changes.deleted.append(deleted)
@@ -522,11 +611,6 @@ public final class PersistentStoreCoordinator: Sendable {
         continuation.onTermination = { [weak self] _ in self?.removeObserver(token) }
         return stream
     }
-
-    private func post(_ notification: SaveNotification) {
-        let observers = state.withLock { Array($0.observers.values) }
-        for observer in observers { observer(notification) }
-    }
 }
 
 /// A bounded cache of saved rows: two generations, so the most recently used rows stay while
@@ -551,6 +635,17 @@ struct RowCache {
         }
         young[record.objectID] = record
         old[record.objectID] = nil
+    }
+
+    /// Inserts many rows, making room for them at once.
+    mutating func insert(contentsOf records: [StoreRecord]) {
+        guard !records.isEmpty else { return }
+        if young.count + records.count > capacity, young.count > 0 {
+            old = young
+            young = [:]
+        }
+        young.reserveCapacity(min(capacity, young.count + records.count))
+        for record in records { insert(record) }
     }
 
     mutating func remove(_ id: ObjectID) {

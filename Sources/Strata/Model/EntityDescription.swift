@@ -31,6 +31,7 @@ public struct EntityDescription: Sendable, Hashable {
         let propertyIndex: [String: PropertyDescription]
         let relationshipPositions: [String: Int]
         let inversePositions: [Int?]
+        let validatedAttributes: [ValidatedAttribute]
 
         init(
             name: String, parentName: String?, isAbstract: Bool, declaredAttributes: [AttributeDescription],
@@ -62,6 +63,15 @@ public struct EntityDescription: Sendable, Hashable {
             }
             self.relationshipPositions = positions
             self.inversePositions = inversePositions ?? Array(repeating: nil, count: relationships.count)
+            var validated: [ValidatedAttribute] = []
+            let layout = attributeLayout
+            for attribute in attributes where !attribute.isTransient {
+                guard let position = layout.position(of: attribute.name), !validated.contains(where: { $0.position == position }) else { continue }
+                let hasRules = (attribute.type == .int16 || attribute.type == .int32) || attribute.minimum != nil || attribute.maximum != nil
+                    || attribute.minLength != nil || attribute.maxLength != nil || attribute.regex != nil
+                validated.append(ValidatedAttribute(position: position, attribute: attribute, hasRules: hasRules))
+            }
+            self.validatedAttributes = validated
         }
 
         /// A copy with some parts replaced.
@@ -170,6 +180,17 @@ public struct EntityDescription: Sendable, Hashable {
     /// entity's relationships (the same in the destination's subentities); nil when it has none.
     /// Set when a ``Schema`` is built.
     package func inversePosition(ofRelationshipAt position: Int) -> Int? { storage.inversePositions[position] }
+
+    /// A stored attribute as a save checks it: its position in ``attributeLayout``, and whether
+    /// any rule beyond being present applies (a range, a length, a pattern).
+    package struct ValidatedAttribute: Sendable {
+        package let position: Int
+        package let attribute: AttributeDescription
+        package let hasRules: Bool
+    }
+
+    /// The stored attributes, each once, as a save validates them.
+    package var validatedAttributes: [ValidatedAttribute] { storage.validatedAttributes }
 
     /// Resolves the inverse positions of every relationship against the model's entities.
     mutating func resolveInverses(_ entity: (String) -> EntityDescription?) {
