@@ -8,7 +8,8 @@ standard library. The plist holds the same graph a Strata binary store holds, in
 layout: {"objects": {Entity: [record, ...]}}, one dictionary per object with its "@id", its
 attributes (dates as plist dates, decimals as strings) and both sides of every relationship as
 ids (Author/Publisher/Genre "books", Chapter "book", Book "author", "publisher", "genres" and the
-ordered "chapters"). A reference to a missing object fails the load (KeyError). Written with
+ordered "chapters"; a book without chapters has no "chapters" key, as in Strata's store).
+A reference to a missing object fails the load (KeyError). Written with
 plistlib.dump(fmt=FMT_BINARY).
 """
 
@@ -42,8 +43,7 @@ def main():
         book["genres"] = sorted(b.get("genres") or ())
         for genre_id in book["genres"]:
             genres[genre_id]["books"].append(book_id)
-        book["chapters"] = list(b.get("chapters") or ())
-        for chapter_id in book["chapters"]:
+        for chapter_id in b.get("chapters") or ():
             chapters[chapter_id]["book"] = book_id
         books[book_id] = book
 
