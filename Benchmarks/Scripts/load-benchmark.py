@@ -202,7 +202,13 @@ def main():
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "strata-loadbench"),
                         help="where data sets are cached and outputs written")
     parser.add_argument("--json", help="also write the measurements to this file")
+    parser.add_argument("--merge", nargs="+", metavar="JSON",
+                        help="run nothing: print the tables of earlier --json files, each"
+                        " contender's best over all their runs")
     args = parser.parse_args()
+    if args.merge:
+        print_tables(merged(args.merge), args)
+        return
 
     sizes = [int(s) for s in args.sizes.split(",") if s]
     dump_sizes = {int(s) for s in args.dump_sizes.split(",") if s}
@@ -292,6 +298,26 @@ def main():
             json.dump(results, f, indent=1)
 
 
+def merged(paths):
+    """The results of several --json files, each contender's runs put together."""
+    combined = {}
+    for path in paths:
+        with open(path) as f:
+            for entry in json.load(f):
+                key = (entry["books"], entry["contender"])
+                if key not in combined:
+                    combined[key] = dict(entry, runs=[])
+                combined[key]["runs"] += entry.get("runs", [])
+                combined[key]["timed_out"] = combined[key]["timed_out"] and entry["timed_out"]
+    results = []
+    for entry in combined.values():
+        if entry["runs"]:
+            entry["wall"], entry["cpu"], entry["peak"] = best(entry["runs"])
+        results.append(entry)
+    order = list(LOADERS) + list(DUMPERS)
+    return sorted(results, key=lambda r: (r["books"], order.index(r["contender"])))
+
+
 def print_tables(results, args):
     def find(books, contender):
         for r in results:
@@ -308,9 +334,10 @@ def print_tables(results, args):
 
     head = subprocess.run(["git", "-C", REPOSITORY, "log", "-1", "--format=%h %cs"],
                           capture_output=True, text=True).stdout.strip()
+    runs = max((len(r.get("runs", [])) for r in results), default=0)
     print("strata: %s (%s); Python %s. Best of %d runs: wall, CPU (user + system, every"
           " thread) and peak RSS are each the minimum over the runs.\n"
-          % (args.strata, head or "no git", sys.version.split()[0], args.runs))
+          % (args.strata, head or "no git", sys.version.split()[0], runs))
     print("| books | objects | JSON MB | contender | wall s | CPU s | peak MiB "
           "| wall vs Python | CPU vs Python | peak vs Python |")
     print("| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
