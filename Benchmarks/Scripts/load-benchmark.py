@@ -125,15 +125,19 @@ def data_set(workdir, books):
     path = os.path.join(workdir, "library-%d-%s.json" % (books, version))
     counts_path = path + ".counts"
     if not (os.path.exists(path) and os.path.exists(counts_path)):
+        # Written under names of this process, then renamed: another run may generate the
+        # same set at the same time.
         log("generating %s" % path)
-        subprocess.run([sys.executable, generator, "--books", str(books), "-o", path + ".tmp"],
+        temporary = "%s.%d.tmp" % (path, os.getpid())
+        subprocess.run([sys.executable, generator, "--books", str(books), "-o", temporary],
                        check=True, stderr=subprocess.DEVNULL)
-        with open(path + ".tmp", encoding="utf-8") as f:
+        with open(temporary, encoding="utf-8") as f:
             objects = json.load(f)["objects"]
         counts = {name: len(objects.get(name, [])) for name in ENTITIES}
-        os.replace(path + ".tmp", path)
-        with open(counts_path, "w") as f:
+        with open(counts_path + ".%d.tmp" % os.getpid(), "w") as f:
             json.dump(counts, f)
+        os.replace(temporary, path)
+        os.replace(counts_path + ".%d.tmp" % os.getpid(), counts_path)
     with open(counts_path) as f:
         return path, json.load(f)
 
@@ -200,8 +204,11 @@ def main():
     parser.add_argument("--timeout", type=float, default=600,
                         help="seconds a run may take before it is killed (default 600)")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "strata-loadbench"),
-                        help="where data sets are cached and outputs written")
+                        help="where data sets are cached (default $TMPDIR/strata-loadbench); each"
+                        " run writes its outputs in a new directory there, removed at the end")
     parser.add_argument("--json", help="also write the measurements to this file")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the stores and files written (in a new directory of --workdir)")
     parser.add_argument("--merge", nargs="+", metavar="JSON",
                         help="run nothing: print the tables of earlier --json files, each"
                         " contender's best over all their runs")
@@ -220,10 +227,17 @@ def main():
         parser.error("no strata executable at %s (swift build -c release --product strata)"
                      % args.strata)
     os.makedirs(args.workdir, exist_ok=True)
-    outdir = os.path.join(args.workdir, "out")
-    shutil.rmtree(outdir, ignore_errors=True)
-    os.makedirs(outdir)
+    outdir = tempfile.mkdtemp(prefix="out-", dir=args.workdir)  # this run's own outputs
+    try:
+        run_all(args, sizes, dump_sizes, wanted, outdir)
+    finally:
+        if args.keep:
+            log("outputs kept in %s" % outdir)
+        else:
+            shutil.rmtree(outdir, ignore_errors=True)
 
+
+def run_all(args, sizes, dump_sizes, wanted, outdir):
     results = []  # dicts: books, objects, mb, contender, wall, cpu, peak, timed_out
     given_up = set()
     for books in sizes:
@@ -260,7 +274,7 @@ def main():
                 try:
                     wall, cpu, peak = measure(argv, args.timeout)
                 except TimedOut:
-                    log("  killed after %.0f s" % args.timeout)
+                    log("  killed after %g s" % args.timeout)
                     timed_out.add(contender)
                     given_up.add(contender)
                     remove(out)
@@ -288,8 +302,8 @@ def main():
                 entry["runs"] = runs[contender]
             if runs[contender] or contender in timed_out:
                 results.append(entry)
-        for contender in loaders:  # the loads' outputs are big; keep the last size's only
-            if books != sizes[-1]:
+        if not args.keep:  # the loads' outputs are big
+            for contender in loaders:
                 remove(os.path.join(outdir, "%s-%d.%s" % (contender, books, LOADERS[contender][1])))
 
     print_tables(results, args)
@@ -329,7 +343,7 @@ def print_tables(results, args):
         if r is None:
             return "–"
         if r.get("timed_out") and key not in r:
-            return "> %.0f" % args.timeout if key != "peak" else "–"
+            return "> %g" % args.timeout if key != "peak" else "–"
         return ("%%.%df" % digits) % r[key]
 
     head = subprocess.run(["git", "-C", REPOSITORY, "log", "-1", "--format=%h %cs"],
