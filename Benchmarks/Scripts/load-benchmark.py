@@ -343,7 +343,7 @@ def print_tables(results, args):
         if r is None:
             return "–"
         if r.get("timed_out") and key not in r:
-            return "> %g" % args.timeout if key != "peak" else "–"
+            return "> %g" % args.timeout if key == "wall" else "–"
         return ("%%.%df" % digits) % r[key]
 
     head = subprocess.run(["git", "-C", REPOSITORY, "log", "-1", "--format=%h %cs"],
@@ -363,7 +363,7 @@ def print_tables(results, args):
             ratios = [fmt_ratio(r["wall"], other["wall"]), fmt_ratio(r["cpu"], other["cpu"]),
                       fmt_ratio(r["peak"], other["peak"])]
         elif pair and r.get("timed_out") and other and "wall" in other:
-            ratios = ["> %.0f×" % (args.timeout / other["wall"]), "", ""]
+            ratios = ["> %.1f×" % (args.timeout / other["wall"]), "", ""]
         print("| %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s |" % (
             format(r["books"], ","), format(r["objects"], ","), r["mb"], r["contender"],
             cell(r, "wall", 2), cell(r, "cpu", 2), cell(r, "peak", 0), *ratios))
