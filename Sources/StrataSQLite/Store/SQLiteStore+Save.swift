@@ -54,9 +54,34 @@ extension SQLiteStore {
         var key: Int64
     }
 
-    private func target(_ id: ObjectID) -> Target? {
-        guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey, let entity = layout.entities[id.entityName] else { return nil }
+    /// Where an object's row is; `last`, the entity of the previous object, saves looking the
+    /// entity up for runs of objects of one entity.
+    private func target(_ id: ObjectID, after last: EntityLayout? = nil) -> Target? {
+        guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey else { return nil }
+        if let last, last.entity.name == id.entityName { return Target(entity: last, key: key) }
+        guard let entity = layout.entities[id.entityName] else { return nil }
         return Target(entity: entity, key: key)
+    }
+
+    /// The statement of the last entity a run of rows used, prepared again only when the
+    /// entity changes.
+    private struct EntityStatement {
+        var entity: EntityLayout?
+        var statement: Statement?
+
+        mutating func statement(for entity: EntityLayout, _ make: (EntityLayout) throws(StrataError) -> Statement) throws(StrataError) -> Statement {
+            if let statement, self.entity === entity { return statement }
+            let made = try make(entity)
+            self.entity = entity
+            statement = made
+            return made
+        }
+    }
+
+    /// The key of a partial update's statement: the entity and the properties it writes.
+    private struct PartialKey: Hashable {
+        let entity: ObjectIdentifier
+        let properties: Set<String>
     }
 
     /// The stored version of an object; nil when no row of its entity has its key.
@@ -93,16 +118,14 @@ extension SQLiteStore {
         }
 
         var deletions: [Target] = []
+        var delete = EntityStatement()
         for (id, version) in changes.deleted {
-            guard let target = target(id) else { continue }
-            let delete = try statement(target.entity.deleteSQL(checkingVersion: checking))
-            try delete.prepareForBinding()
-            var index = try target.entity.bindKey(target.key, to: delete)
-            if checking {
-                try delete.bind(.integer(version), at: index)
-                index += 1
-            }
-            try delete.stepToEnd()
+            guard let target = target(id, after: delete.entity) else { continue }
+            let row = try delete.statement(for: target.entity) { (entity) throws(StrataError) in try statement(entity.deleteSQL(checkingVersion: checking)) }
+            try row.prepareForBinding()
+            let index = try target.entity.bindKey(target.key, to: row)
+            if checking { try row.bind(.integer(version), at: index) }
+            try row.stepToEnd()
             if database.changes == 0 {
                 // Gone already (nothing to do), or changed since it was read.
                 if let stored = try storedVersion(target, database) { conflicts.append(Self.conflict(id, stored, version)) }
@@ -110,16 +133,22 @@ extension SQLiteStore {
             }
             deletions.append(target)
         }
-        for deletion in deletions {
-            let root = deletion.entity.rootName
+        if !deletions.isEmpty {
             for join in layout.joinTables {
-                if join.sourceRoot == root { try statement("DELETE FROM \(quoted(join.name)) WHERE \"source\" = ?").run([.integer(deletion.key)]) }
-                if join.destinationRoot == root { try statement("DELETE FROM \(quoted(join.name)) WHERE \"destination\" = ?").run([.integer(deletion.key)]) }
+                let sources = try statement("DELETE FROM \(quoted(join.name)) WHERE \"source\" = ?")
+                let destinations = try statement("DELETE FROM \(quoted(join.name)) WHERE \"destination\" = ?")
+                for deletion in deletions {
+                    let root = deletion.entity.rootName
+                    if join.sourceRoot == root { try sources.run([.integer(deletion.key)]) }
+                    if join.destinationRoot == root { try destinations.run([.integer(deletion.key)]) }
+                }
             }
         }
 
-        var updates: [(StoreRecord, Target)] = []
-        var updateTargets: [Target?] = changes.updated.map { target($0.objectID) }
+        var updates: [(record: StoreRecord, target: Target, changed: Set<String>?)] = []
+        var updateTargets: [Target?] = []
+        updateTargets.reserveCapacity(changes.updated.count)
+        for record in changes.updated { updateTargets.append(target(record.objectID, after: updateTargets.last??.entity)) }
         if clearingUniqueValues {
             for target in updateTargets.compactMap({ $0 }) {
                 let columns = uniqueColumns(of: target.entity).flatMap { name in
@@ -130,18 +159,53 @@ extension SQLiteStore {
                 try statement(sql).run([.integer(target.key)])
             }
         }
+        // Checking versions, a row found at the version read holds what the record was read
+        // with: only the properties that changed since are written (all of them after the
+        // constrained values were cleared above).
+        let writesChanges = checking && !clearingUniqueValues && !changes.changedKeys.isEmpty
+        var fullUpdate = EntityStatement()
+        var partialUpdates: [PartialKey: (Statement, [EntityLayout.WrittenValue])] = [:]
+        var lastPartial: (key: PartialKey, statement: Statement, values: [EntityLayout.WrittenValue])?
         for (position, record) in changes.updated.enumerated() {
             let id = record.objectID
             guard let target = updateTargets[position] else {
                 conflicts.append(Self.deletedSinceRead(id))
                 continue
             }
-            let update = try statement(target.entity.updateSQL(checkingVersion: checking))
+            let changed = writesChanges && position < changes.changedKeys.count ? changes.changedKeys[position] : nil
+            let update: Statement
+            let values: [EntityLayout.WrittenValue]
+            if let changed {
+                let key = PartialKey(entity: ObjectIdentifier(target.entity), properties: changed)
+                if let lastPartial, lastPartial.key == key {
+                    (update, values) = (lastPartial.statement, lastPartial.values)
+                } else if let cached = partialUpdates[key] {
+                    (update, values) = cached
+                } else {
+                    let partial = target.entity.partialUpdate(changed)
+                    (update, values) = (try statement(partial.sql), partial.values)
+                    partialUpdates[key] = (update, values)
+                }
+                lastPartial = (key, update, values)
+            } else {
+                update = try fullUpdate.statement(for: target.entity) { (entity) throws(StrataError) in try statement(entity.updateSQL(checkingVersion: checking)) }
+                values = target.entity.writtenValues
+            }
             try update.prepareForBinding()
-            var index = try bindValues(of: record, target.entity, to: update, from: 1)
+            var index = try bindValues(values, of: record, target.entity, to: update, from: 1)
             index = try target.entity.bindKey(target.key, to: update, at: index)
-            if checking { try update.bind(.integer(record.version), at: index) }
-            if try update.step() {
+            if checking {
+                try update.bind(.integer(record.version), at: index)
+                try update.stepToEnd()
+                if database.changes == 1 {
+                    versions[id] = record.version + 1
+                    updates.append((record, target, changed))
+                } else if let stored = try storedVersion(target, database) {
+                    conflicts.append(Self.conflict(id, stored, record.version))
+                } else {
+                    conflicts.append(Self.deletedSinceRead(id))
+                }
+            } else if try update.step() {
                 versions[id] = update.int64(0)
                 try update.stepToEnd()
                 if changes.restoresVersions {
@@ -149,7 +213,7 @@ extension SQLiteStore {
                     try statement(sql).run([.integer(record.version), .integer(target.key)])
                     versions[id] = record.version
                 }
-                updates.append((record, target))
+                updates.append((record, target, nil))
             } else if let stored = try storedVersion(target, database) {
                 conflicts.append(Self.conflict(id, stored, record.version))
             } else {
@@ -187,7 +251,7 @@ extension SQLiteStore {
                 var index = try target.entity.bindKey(target.key, to: insert, withEntityAt: 2)
                 try insert.bind(.integer(changes.restoresVersions ? record.version : 1), at: index)
                 index += 1
-                _ = try bindValues(of: record, target.entity, to: insert, from: index)
+                _ = try bindValues(target.entity.writtenValues, of: record, target.entity, to: insert, from: index)
                 try insert.stepToEnd()
             } catch {
                 database.forget(target.entity.insertSQL)
@@ -209,12 +273,13 @@ extension SQLiteStore {
         }
         if let last = lastEntity { highestKeys[last.rootName] = max(highestKeys[last.rootName] ?? 0, highest) }
 
-        let hasToMany = inserts.contains { !$0.1.entity.toMany.isEmpty } || updates.contains { !$0.1.entity.toMany.isEmpty }
+        let hasToMany = inserts.contains { !$0.1.entity.toMany.isEmpty } || updates.contains { !$0.target.entity.toMany.isEmpty }
         if hasToMany {
             var saved: [ObjectID: StoreRecord] = [:]
-            for (record, _) in inserts + updates { saved[record.objectID] = record }
-            for (record, target) in inserts { try writeToMany(record, target, inserted: true, saved, database) }
-            for (record, target) in updates { try writeToMany(record, target, inserted: false, saved, database) }
+            for (record, _) in inserts { saved[record.objectID] = record }
+            for update in updates { saved[update.record.objectID] = update.record }
+            for (record, target) in inserts { try writeToMany(record, target, inserted: true, changed: nil, saved, database) }
+            for update in updates { try writeToMany(update.record, update.target, inserted: false, changed: update.changed, saved, database) }
         }
 
         // Inside the transaction: every key a row has is at most its hierarchy's key counter,
@@ -231,12 +296,12 @@ extension SQLiteStore {
         ValidationFailure(code: .conflict, objectID: id, key: nil, message: "the object was deleted from the store since it was read")
     }
 
-    /// Binds ``EntityLayout/writtenColumns`` of a record from parameter `first` on; returns the
-    /// next parameter.
-    private func bindValues(of record: StoreRecord, _ entity: EntityLayout, to statement: Statement, from first: Int32) throws(StrataError) -> Int32 {
+    /// Binds `values` (``EntityLayout/writtenValues`` or some of them) of a record from
+    /// parameter `first` on; returns the next parameter.
+    private func bindValues(_ values: [EntityLayout.WrittenValue], of record: StoreRecord, _ entity: EntityLayout, to statement: Statement, from first: Int32) throws(StrataError) -> Int32 {
         var index = first
         let attributes = record.attributes.laidOut(by: entity.entity.attributeLayout)
-        for written in entity.writtenValues {
+        for written in values {
             switch written {
             case .attribute(let position):
                 try ValueCodec.bind(attributes[position: position], to: statement, at: index)
@@ -263,11 +328,13 @@ extension SQLiteStore {
         return columns
     }
 
-    /// Writes the members of every to-many relationship the record carries (not the lazy ones),
-    /// changing only the rows that differ from what is stored.
-    private func writeToMany(_ record: StoreRecord, _ target: Target, inserted: Bool, _ saved: [ObjectID: StoreRecord], _ database: Database) throws(StrataError) {
+    /// Writes the members of every to-many relationship the record carries (not the lazy ones,
+    /// nor, given `changed`, the unchanged ones), changing only the rows that differ from what
+    /// is stored.
+    private func writeToMany(_ record: StoreRecord, _ target: Target, inserted: Bool, changed: Set<String>?, _ saved: [ObjectID: StoreRecord], _ database: Database) throws(StrataError) {
         let owner = SQLValue.integer(target.key)
         for relationship in target.entity.entity.relationships where relationship.isToMany && !record.lazyToMany.contains(relationship.name) {
+            if let changed, !changed.contains(relationship.name) { continue }
             guard let storage = target.entity.toMany[relationship.name] else { continue }
             let members = (record.toMany[relationship.name] ?? []).compactMap { $0.primaryKey }
             switch storage {
