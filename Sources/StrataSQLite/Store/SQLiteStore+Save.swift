@@ -49,7 +49,7 @@ extension SQLiteStore {
         return StoreSaveResult(versions: versions)
     }
 
-    private struct Target {
+    struct Target {
         var entity: EntityLayout
         var key: Int64
     }
@@ -145,7 +145,11 @@ extension SQLiteStore {
             }
         }
 
-        var updates: [(record: StoreRecord, target: Target, changed: Set<String>?)] = []
+        // To-many relationships are written once every row exists, and need the inserted and
+        // updated records (their own to-one sides); a model without to-many relationships
+        // keeps none.
+        let keepsWritten = layout.entities.values.contains { !$0.toMany.isEmpty }
+        var written: [SavedRecord] = []
         var updateTargets: [Target?] = []
         updateTargets.reserveCapacity(changes.updated.count)
         for record in changes.updated { updateTargets.append(target(record.objectID, after: updateTargets.last??.entity)) }
@@ -199,7 +203,7 @@ extension SQLiteStore {
                 try update.stepToEnd()
                 if database.changes == 1 {
                     versions[id] = record.version + 1
-                    updates.append((record, target, changed))
+                    if keepsWritten { written.append(SavedRecord(record: record, target: target, changed: changed, inserted: false)) }
                 } else if let stored = try storedVersion(target, database) {
                     conflicts.append(Self.conflict(id, stored, record.version))
                 } else {
@@ -213,7 +217,7 @@ extension SQLiteStore {
                     try statement(sql).run([.integer(record.version), .integer(target.key)])
                     versions[id] = record.version
                 }
-                updates.append((record, target, nil))
+                if keepsWritten { written.append(SavedRecord(record: record, target: target, changed: nil, inserted: false)) }
             } else if let stored = try storedVersion(target, database) {
                 conflicts.append(Self.conflict(id, stored, record.version))
             } else {
@@ -226,10 +230,6 @@ extension SQLiteStore {
         }
 
         var highestKeys: [String: Int64] = [:]
-        // To-many relationships are written once every row exists, and need the inserted records
-        // (their own to-one sides); a model without to-many relationships keeps none.
-        let keepsInserts = layout.entities.values.contains { !$0.toMany.isEmpty }
-        var inserts: [(StoreRecord, Target)] = []
         var lastEntity: EntityLayout?
         var highest: Int64 = 0
         // Consecutive records are usually of one entity: its layout and statement are looked up
@@ -269,17 +269,19 @@ extension SQLiteStore {
             }
             lastEntity = target.entity
             highest = max(highest, target.key)
-            if keepsInserts { inserts.append((record, target)) }
+            if keepsWritten { written.append(SavedRecord(record: record, target: target, changed: nil, inserted: true)) }
         }
         if let last = lastEntity { highestKeys[last.rootName] = max(highestKeys[last.rootName] ?? 0, highest) }
 
-        let hasToMany = inserts.contains { !$0.1.entity.toMany.isEmpty } || updates.contains { !$0.target.entity.toMany.isEmpty }
-        if hasToMany {
-            var saved: [ObjectID: StoreRecord] = [:]
-            for (record, _) in inserts { saved[record.objectID] = record }
-            for update in updates { saved[update.record.objectID] = update.record }
-            for (record, target) in inserts { try writeToMany(record, target, inserted: true, changed: nil, saved, database) }
-            for update in updates { try writeToMany(update.record, update.target, inserted: false, changed: update.changed, saved, database) }
+        if written.contains(where: { !$0.target.entity.toMany.isEmpty }) {
+            let saved = SavedRecords(written)
+            var writers = ToManyWriters()
+            // Inserted records first, then updated ones.
+            for inserted in [true, false] {
+                for record in written where record.inserted == inserted && !record.target.entity.toMany.isEmpty {
+                    try writeToMany(record, try writers.writes(of: record.target.entity, self, statement), saved)
+                }
+            }
         }
 
         // Inside the transaction: every key a row has is at most its hierarchy's key counter,
@@ -301,15 +303,30 @@ extension SQLiteStore {
     private func bindValues(_ values: [EntityLayout.WrittenValue], of record: StoreRecord, _ entity: EntityLayout, to statement: Statement, from first: Int32) throws(StrataError) -> Int32 {
         var index = first
         let attributes = record.attributes.laidOut(by: entity.entity.attributeLayout)
+        // The stored text of each decimal bound, which its shadow column's key is made from.
+        var decimalTexts: [(position: Int, text: String)] = []
         for written in values {
             switch written {
             case .attribute(let position):
-                try ValueCodec.bind(attributes[position: position], to: statement, at: index)
+                let value = attributes[position: position]
+                if case .decimal(let decimal)? = value, !decimal.isNaN {
+                    let text = ValueCodec.decimalText(decimal)
+                    try statement.bindText(text, at: index)
+                    decimalTexts.append((position, text))
+                } else {
+                    try ValueCodec.bind(value, to: statement, at: index)
+                }
+            case .decimalKey(let position):
+                if let text = decimalTexts.first(where: { $0.position == position })?.text {
+                    try statement.bindText(ComparisonKey.decimal(description: text), at: index)
+                } else {
+                    try statement.bind(ComparisonKey.shadowValue(of: attributes[position: position]), at: index)
+                }
             case .toOneKey(let relationship):
                 try statement.bind(record.toOne[relationship]?.primaryKey.map { .integer($0) } ?? .null, at: index)
             case .toOneEntity(let relationship):
                 try statement.bind(record.toOne[relationship].map { .text($0.entityName) } ?? .null, at: index)
-            case .stringKey(let position), .decimalKey(let position):
+            case .stringKey(let position):
                 try statement.bind(ComparisonKey.shadowValue(of: attributes[position: position]), at: index)
             }
             index += 1
@@ -326,69 +343,5 @@ extension SQLiteStore {
             }
         }
         return columns
-    }
-
-    /// Writes the members of every to-many relationship the record carries (not the lazy ones,
-    /// nor, given `changed`, the unchanged ones), changing only the rows that differ from what
-    /// is stored.
-    private func writeToMany(_ record: StoreRecord, _ target: Target, inserted: Bool, changed: Set<String>?, _ saved: [ObjectID: StoreRecord], _ database: Database) throws(StrataError) {
-        let owner = SQLValue.integer(target.key)
-        for relationship in target.entity.entity.relationships where relationship.isToMany && !record.lazyToMany.contains(relationship.name) {
-            if let changed, !changed.contains(relationship.name) { continue }
-            guard let storage = target.entity.toMany[relationship.name] else { continue }
-            let members = (record.toMany[relationship.name] ?? []).compactMap { $0.primaryKey }
-            switch storage {
-            case .foreignKey(let tableName, let column, let orderColumn, let filter):
-                let table = layout.tables[tableName]!
-                let entityColumn = table.column("_\(column)_entity")?.name
-                var previous: Set<Int64> = []
-                if !inserted {
-                    var sql = "SELECT \"_pk\" FROM \(quoted(tableName)) WHERE \(quoted(column)) = ?1"
-                    if let filter { sql += " AND \"_entity\" IN (\(filter.map(literal).joined(separator: ", ")))" }
-                    previous = Set(try database.rows(sql, [owner]) { $0.int64(0) })
-                    let kept = Set(members)
-                    var clear = [column] + (entityColumn.map { [$0] } ?? [])
-                    if let orderColumn { clear.append(orderColumn) }
-                    let sql2 = "UPDATE \(quoted(tableName)) SET \(clear.map { "\(quoted($0)) = NULL" }.joined(separator: ", ")) WHERE \"_pk\" = ?1 AND \(quoted(column)) = ?2"
-                    for key in previous.sorted() where !kept.contains(key) { try database.run(sql2, [.integer(key), owner]) }
-                }
-                var assignments = ["\(quoted(column)) = ?2"]
-                if let entityColumn { assignments.append("\(quoted(entityColumn)) = ?3") }
-                if let orderColumn { assignments.append("\(quoted(orderColumn)) = ?4") }
-                let sql = "UPDATE \(quoted(tableName)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ?1"
-                let memberIDs = record.toMany[relationship.name] ?? []
-                for (position, member) in memberIDs.enumerated() {
-                    guard let key = member.primaryKey else { continue }
-                    if orderColumn == nil {
-                        if previous.contains(key) { continue }
-                        // The member's own row, written in this save, already points here.
-                        if let own = saved[member], own.toOne[column] == record.objectID { continue }
-                    }
-                    var arguments: [SQLValue] = [.integer(key), owner]
-                    if entityColumn != nil { arguments.append(.text(record.objectID.entityName)) }
-                    if orderColumn != nil {
-                        if entityColumn == nil { arguments.append(.null) }
-                        arguments.append(.integer(Int64(position)))
-                    }
-                    try database.run(sql, arguments)
-                }
-            case .joinTable(let tableName, let own, let other, let orderColumn, _):
-                var previous: Set<Int64> = []
-                if !inserted {
-                    previous = Set(try database.rows("SELECT \(quoted(other)) FROM \(quoted(tableName)) WHERE \(quoted(own)) = ?1", [owner]) { $0.int64(0) })
-                    let kept = Set(members)
-                    for key in previous.sorted() where !kept.contains(key) {
-                        try database.run("DELETE FROM \(quoted(tableName)) WHERE \(quoted(own)) = ?1 AND \(quoted(other)) = ?2", [owner, .integer(key)])
-                    }
-                }
-                if let orderColumn {
-                    let sql = "INSERT INTO \(quoted(tableName)) (\(quoted(own)), \(quoted(other)), \(quoted(orderColumn))) VALUES (?1, ?2, ?3) ON CONFLICT (\"source\", \"destination\") DO UPDATE SET \(quoted(orderColumn)) = excluded.\(quoted(orderColumn))"
-                    for (position, key) in members.enumerated() { try database.run(sql, [owner, .integer(key), .integer(Int64(position))]) }
-                } else {
-                    let sql = "INSERT INTO \(quoted(tableName)) (\(quoted(own)), \(quoted(other))) VALUES (?1, ?2) ON CONFLICT (\"source\", \"destination\") DO NOTHING"
-                    for key in members where !previous.contains(key) { try database.run(sql, [owner, .integer(key)]) }
-                }
-            }
-        }
     }
 }

@@ -101,6 +101,46 @@ import Testing
         #expect(try store.records(for: [parts[0]])[parts[0]]?.toOne["item"] == nil)
     }
 
+    /// A many-to-many row is written by the side owning the join table (`Item.tags`) when that
+    /// side's record in the same save lists it, else by the other side: records listing only
+    /// one side, or an update whose changed keys leave the relationship out, still get their rows.
+    @Test func joinRowsListedOnEitherSideOfOneSaveAreWritten() throws {
+        let store = try SQLiteStore(url: nil, schema: schema)
+        func id(_ entity: String, _ key: Int64) -> ObjectID { ObjectID(entityName: entity, storeIdentifier: store.storeIdentifier, primaryKey: key) }
+        func related(_ id: ObjectID, _ key: String) throws -> [ObjectID] { try store.relatedObjectIDs(of: id, relationship: key) }
+        _ = try store.save(StoreChangeset(inserted: [
+            StoreRecord(objectID: id("Item", 1), toMany: ["tags": []]),
+            StoreRecord(objectID: id("Item", 2), toMany: ["tags": [id("Tag", 2)]]),
+            StoreRecord(objectID: id("Item", 3), toMany: ["tags": [id("Tag", 3)]]),
+            StoreRecord(objectID: id("Tag", 1), toMany: ["items": [id("Item", 1)]]),
+            StoreRecord(objectID: id("Tag", 2), toMany: ["items": [id("Item", 2)]]),
+            StoreRecord(objectID: id("Tag", 3), toMany: ["items": []]),
+        ]))
+        #expect(try related(id("Item", 1), "tags") == [id("Tag", 1)])
+        #expect(try related(id("Item", 2), "tags") == [id("Tag", 2)])
+        #expect(try related(id("Item", 3), "tags") == [id("Tag", 3)])
+        #expect(try store.rawQuery("SELECT count(*) AS n FROM \"Item.tags\"", []).first?["n"] == .integer(3))
+        // Tag 1 adds Item 2, whose record lists Tag 1 but names only its name as changed: the
+        // item does not write its tags, so the tag writes the row.
+        var changes = StoreChangeset(updated: [
+            StoreRecord(objectID: id("Tag", 1), toMany: ["items": [id("Item", 1), id("Item", 2)]], version: 1),
+            StoreRecord(objectID: id("Item", 2), attributes: ["name": .string("two")], toMany: ["tags": [id("Tag", 2), id("Tag", 1)]], version: 1),
+        ])
+        changes.changedKeys = [["items"], ["name"]]
+        _ = try store.save(changes)
+        #expect(try related(id("Item", 2), "tags") == [id("Tag", 1), id("Tag", 2)])
+        #expect(try related(id("Tag", 1), "items") == [id("Item", 1), id("Item", 2)])
+        // A to-many left out of the changed keys is not written, even when the record differs.
+        changes = StoreChangeset(updated: [StoreRecord(objectID: id("Item", 3), toMany: ["tags": []], version: 1)])
+        changes.changedKeys = [["name"]]
+        _ = try store.save(changes)
+        #expect(try related(id("Item", 3), "tags") == [id("Tag", 3)])
+        changes.updated[0].version = 2
+        changes.changedKeys = [["tags"]]
+        _ = try store.save(changes)
+        #expect(try related(id("Item", 3), "tags") == [])
+    }
+
     @Test func deletingAnObjectRemovesItsJoinRows() throws {
         let tag = try #require(graph.tags.first { !($0.toMany["items"] ?? []).isEmpty })
         let member = tag.toMany["items"]![0]
