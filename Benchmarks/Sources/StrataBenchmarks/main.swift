@@ -441,7 +441,12 @@ let librarySchema = try Schema(data: Data("""
     }
     for index in authors.indices where authors[index].toMany["books"] == nil { authors[index].toMany["books"] = [] }
     for index in publishers.indices where publishers[index].toMany["books"] == nil { publishers[index].toMany["books"] = [] }
-    let changes = StoreChangeset(inserted: publishers + authors + genres + bookRecords + chapters)
+    // Values laid out by their entity, as a context's records carry them.
+    var inserted = publishers + authors + genres + bookRecords + chapters
+    for index in inserted.indices {
+        inserted[index].attributes = inserted[index].attributes.laidOut(by: librarySchema.entity(named: inserted[index].objectID.entityName)!.attributeLayout)
+    }
+    let changes = StoreChangeset(inserted: inserted)
     let time = try measure { _ = try store.save(changes) }
     print("library: \(changes.inserted.count) objects (\(books) books) saved in \(ms(time)) ms")
     return [.insert: time]

@@ -150,6 +150,7 @@ extension SQLiteStore {
         // keeps none.
         let keepsWritten = layout.entities.values.contains { !$0.toMany.isEmpty }
         var written: [SavedRecord] = []
+        if keepsWritten { written.reserveCapacity(changes.inserted.count + changes.updated.count) }
         var updateTargets: [Target?] = []
         updateTargets.reserveCapacity(changes.updated.count)
         for record in changes.updated { updateTargets.append(target(record.objectID, after: updateTargets.last??.entity)) }

@@ -86,52 +86,60 @@ extension SQLiteStore {
         let inserted: Bool
     }
 
-    /// The records a save inserts and updates, found by table and primary key (two integers
-    /// hashed, where an `ObjectID` compares entity names) without copying them.
-    struct SavedRecords {
+    /// What the records a save inserts and updates hold, gathered once per table and
+    /// relationship in one pass over them, so that checking a member costs one lookup of its
+    /// primary key (an `ObjectID` hashes alike across entities and compares entity names, and
+    /// a record's relationships are found by name).
+    final class SavedRecords {
         private let records: [SavedRecord]
-        /// Positions in `records` by root table and key; an updated record wins over an
-        /// inserted one.
-        private var positions: [String: [Int64: Int]] = [:]
+        private var toOnes: [String: [Int64: ObjectID]] = [:]
+        private var memberships: [String: Set<Membership>] = [:]
+
+        /// A member (by key) of a to-many relationship of a record (by key).
+        struct Membership: Hashable {
+            let owner: Int64
+            let member: Int64
+        }
 
         init(_ records: [SavedRecord]) {
             self.records = records
+        }
+
+        /// The records of a table in the order a save writes them: inserted ones, then updated
+        /// ones (which win).
+        private func each(in root: String, _ body: (SavedRecord) -> Void) {
             for inserted in [true, false] {
-                for (position, saved) in records.enumerated() where saved.inserted == inserted {
-                    positions[saved.target.entity.rootName, default: [:]][saved.target.key] = position
-                }
+                for saved in records where saved.inserted == inserted && saved.target.entity.rootName == root { body(saved) }
             }
         }
 
-        /// The records of one table.
-        func table(_ root: String) -> Table { Table(records: records, positions: positions[root] ?? [:]) }
+        /// For each record of table `root` this save writes, by key, the destination of its
+        /// to-one `relationship` (none for records without one).
+        func toOnes(in root: String, _ relationship: String) -> [Int64: ObjectID] {
+            let name = root + "." + relationship
+            if let known = toOnes[name] { return known }
+            var found: [Int64: ObjectID] = [:]
+            each(in: root) { saved in found[saved.target.key] = saved.record.toOne[relationship] }
+            toOnes[name] = found
+            return found
+        }
 
-        struct Table {
-            let records: [SavedRecord]
-            let positions: [Int64: Int]
-
-            private func position(_ id: ObjectID, _ key: Int64) -> Int? {
-                guard let position = positions[key], records[position].record.objectID == id else { return nil }
-                return position
+        /// The members this save writes of the to-many `relationship` of the records of table
+        /// `root`: every member of an inserted record's, and of an updated one's that is
+        /// loaded and changed (or not known unchanged).
+        func memberships(in root: String, _ relationship: String) -> Set<Membership> {
+            let name = root + "." + relationship
+            if let known = memberships[name] { return known }
+            var found: Set<Membership> = []
+            each(in: root) { saved in
+                if let changed = saved.changed, !changed.contains(relationship) { return }
+                guard !saved.record.lazyToMany.contains(relationship) else { return }
+                for member in saved.record.toMany[relationship] ?? [] {
+                    if let key = member.primaryKey { found.insert(Membership(owner: saved.target.key, member: key)) }
+                }
             }
-
-            /// The destination of a to-one relationship of a record (`key` its primary key) this
-            /// save writes; nil when the save does not write the record or the record has none.
-            func toOne(of id: ObjectID, _ key: Int64, _ relationship: String) -> ObjectID? {
-                position(id, key).flatMap { records[$0].record.toOne[relationship] }
-            }
-
-            /// Whether this save writes `relationship` of the record `id` (`key`) with `member`
-            /// in it: every member of an inserted record, and of an updated one whose
-            /// relationship is loaded and changed (or not known unchanged). Short lists only:
-            /// the members are searched.
-            func writes(_ id: ObjectID, _ key: Int64, _ relationship: String, with member: ObjectID) -> Bool {
-                guard let position = position(id, key) else { return false }
-                if let changed = records[position].changed, !changed.contains(relationship) { return false }
-                guard !records[position].record.lazyToMany.contains(relationship), let members = records[position].record.toMany[relationship],
-                      members.count <= 64 else { return false }
-                return members.contains(member)
-            }
+            memberships[name] = found
+            return found
         }
     }
 
@@ -144,7 +152,6 @@ extension SQLiteStore {
         for write in writes where !record.lazyToMany.contains(write.relationship) {
             if let changed, !changed.contains(write.relationship) { continue }
             let memberIDs = record.toMany[write.relationship] ?? []
-            let destinations = others.table(write.destinationRoot)
             switch write.storage {
             case .foreignKey(let column, let hasEntityColumn, let isOrdered, let previousMembers, let clear, let set):
                 var previous: Set<Int64> = []
@@ -153,12 +160,13 @@ extension SQLiteStore {
                     let kept = Set(memberIDs.compactMap(\.primaryKey))
                     for key in previous.sorted() where !kept.contains(key) { try clear.run([.integer(key), .integer(owner)]) }
                 }
+                let pointers = isOrdered ? [:] : others.toOnes(in: write.destinationRoot, column)
                 for (position, member) in memberIDs.enumerated() {
                     guard let key = member.primaryKey else { continue }
                     if !isOrdered {
                         if previous.contains(key) { continue }
                         // The member's own row, written in this save, already points here.
-                        if destinations.toOne(of: member, key, column) == record.objectID { continue }
+                        if pointers[key] == record.objectID { continue }
                     }
                     try set.prepareForBinding()
                     try set.bindInteger(key, at: 1)
@@ -175,15 +183,16 @@ extension SQLiteStore {
                     let kept = Set(members)
                     for key in previous.sorted() where !kept.contains(key) { try delete.run([.integer(owner), .integer(key)]) }
                 }
+                // The rows the other side, owning the table, writes itself in this save (the
+                // owning side never skips, so each row is written once).
+                let written = !isOrdered && !owning ? write.inverse.map { others.memberships(in: write.destinationRoot, $0) } : nil
                 var position: Int64 = -1
                 for member in memberIDs {
                     guard let key = member.primaryKey else { continue }
                     position += 1
                     if !isOrdered {
                         if previous.contains(key) { continue }
-                        // The other side owns the table and writes the row itself in this save
-                        // (the owning side never skips, so each row is written once).
-                        if !owning, let inverse = write.inverse, destinations.writes(member, key, inverse, with: record.objectID) { continue }
+                        if let written, written.contains(SavedRecords.Membership(owner: key, member: owner)) { continue }
                     }
                     try insert.prepareForBinding()
                     try insert.bindInteger(owner, at: 1)
