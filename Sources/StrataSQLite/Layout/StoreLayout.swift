@@ -319,14 +319,23 @@ final class EntityLayout: Sendable {
         /// The `"_x_key"` shadow column of the decimal attribute at this position.
         case decimalKey(position: Int)
     }
-    /// `INSERT` of a row: `_pk`, `_entity` (if any), `_version`, then ``writtenColumns``.
+    /// `INSERT` of a row: `_pk`, `_entity` (if any), `_version`, ``writtenColumns``, then the
+    /// order columns of ``insertedOrders``.
     let insertSQL: String
+    /// To-one relationships whose inverse is an ordered to-many kept by their foreign key: an
+    /// insert writes the row's position too (`"_<name>_order"`), when the save knows it. `key`
+    /// names the relationship as ``SQLiteStore/InsertedOrders`` does: `"<table>.<name>"`.
+    let insertedOrders: [(name: String, key: String)]
+    /// This entity's ordered to-many relationships kept by the destination's foreign key, with
+    /// the `"<table>.<inverse>"` key of the inverse's ``insertedOrders``.
+    let orderedForeignKeys: [(name: String, key: String)]
     private let updateSQLs: [String]
     private let deleteSQLs: [String]
 
     init(entity: EntityDescription, table: TableLayout, toMany: [String: ToManyStorage], schema: Schema) {
         self.entity = entity
         self.table = table
+        rootName = table.name
         self.toMany = toMany
         lazyToMany = Set(entity.relationships.filter(\.isToMany).map(\.name))
         let base: Int32 = table.hasEntityColumn ? 3 : 2
@@ -382,6 +391,18 @@ final class EntityLayout: Sendable {
         if table.hasEntityColumn { names.append("\"_entity\"") }
         names.append("\"_version\"")
         names += written.map { quoted($0.name) }
+        var orders: [(name: String, key: String)] = []
+        for relationship in entity.relationships where !relationship.isToMany {
+            let name = "_\(relationship.name)_order"
+            guard let column = table.column(name), column.role == .order(relationship.name) else { continue }
+            orders.append((relationship.name, "\(table.name).\(relationship.name)"))
+            names.append(quoted(name))
+        }
+        insertedOrders = orders
+        orderedForeignKeys = entity.relationships.compactMap { relationship in
+            guard case .foreignKey(let table, let column, _?, _)? = toMany[relationship.name] else { return nil }
+            return (relationship.name, "\(table).\(column)")
+        }
         insertSQL = "INSERT INTO \(quoted(table.name)) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
         let update = Self.updateSQL(table, written)
         updateSQLs = [update + " RETURNING \"_version\"", update + " AND \"_version\" = ?"]
@@ -448,5 +469,6 @@ final class EntityLayout: Sendable {
         return entityIndex + 1
     }
 
-    var rootName: String { table.name }
+    /// The table's name, kept apart: reading it through ``table`` would copy the table's layout.
+    let rootName: String
 }

@@ -237,6 +237,15 @@ extension SQLiteStore {
         // once per run of them, not once per row.
         var insertEntity: EntityLayout?
         var insert: Statement?
+        var orders = InsertedOrders()
+        if keepsWritten && layout.entities.values.contains(where: { !$0.insertedOrders.isEmpty }) {
+            for saved in written { orders.add(saved.record, saved.target.entity, changed: saved.changed) }
+            var owner: EntityLayout?
+            for record in changes.inserted {
+                if owner?.entity.name != record.objectID.entityName { owner = layout.entities[record.objectID.entityName] }
+                if let owner, !owner.orderedForeignKeys.isEmpty { orders.add(record, owner, changed: nil) }
+            }
+        }
         for record in changes.inserted {
             let id = record.objectID
             if insertEntity?.entity.name != id.entityName {
@@ -252,7 +261,15 @@ extension SQLiteStore {
                 var index = try target.entity.bindKey(target.key, to: insert, withEntityAt: 2)
                 try insert.bind(.integer(changes.restoresVersions ? record.version : 1), at: index)
                 index += 1
-                _ = try bindValues(target.entity.writtenValues, of: record, target.entity, to: insert, from: index)
+                index = try bindValues(target.entity.writtenValues, of: record, target.entity, to: insert, from: index)
+                for order in target.entity.insertedOrders {
+                    if !orders.isEmpty, let position = orders.position(of: record, target.key, order) {
+                        try insert.bindInteger(position, at: index)
+                    } else {
+                        try insert.bind(.null, at: index)
+                    }
+                    index += 1
+                }
                 try insert.stepToEnd()
             } catch {
                 database.forget(target.entity.insertSQL)
@@ -275,7 +292,7 @@ extension SQLiteStore {
         if let last = lastEntity { highestKeys[last.rootName] = max(highestKeys[last.rootName] ?? 0, highest) }
 
         if written.contains(where: { !$0.target.entity.toMany.isEmpty }) {
-            let saved = SavedRecords(written)
+            let saved = SavedRecords(written, ordersWritten: orders.written)
             var writers = ToManyWriters()
             // Inserted records first, then updated ones.
             for inserted in [true, false] {

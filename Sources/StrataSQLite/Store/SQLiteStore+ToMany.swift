@@ -92,6 +92,8 @@ extension SQLiteStore {
     /// a record's relationships are found by name).
     final class SavedRecords {
         private let records: [SavedRecord]
+        /// ``InsertedOrders/written``: members whose position their insert wrote.
+        let ordersWritten: [String: Set<Int64>]
         private var toOnes: [String: [Int64: ObjectID]] = [:]
         private var memberships: [String: Set<Membership>] = [:]
 
@@ -101,16 +103,19 @@ extension SQLiteStore {
             let member: Int64
         }
 
-        init(_ records: [SavedRecord]) {
+        init(_ records: [SavedRecord], ordersWritten: [String: Set<Int64>]) {
             self.records = records
+            self.ordersWritten = ordersWritten
         }
 
-        /// The records of a table in the order a save writes them: inserted ones, then updated
-        /// ones (which win).
-        private func each(in root: String, _ body: (SavedRecord) -> Void) {
+        /// Positions in `records` of the records of a table, in the order a save writes them:
+        /// inserted ones, then updated ones (which win).
+        private func positions(in root: String) -> [Int] {
+            var positions: [Int] = []
             for inserted in [true, false] {
-                for saved in records where saved.inserted == inserted && saved.target.entity.rootName == root { body(saved) }
+                positions += records.indices.filter { records[$0].inserted == inserted && records[$0].target.entity.rootName == root }
             }
+            return positions
         }
 
         /// For each record of table `root` this save writes, by key, the destination of its
@@ -119,7 +124,7 @@ extension SQLiteStore {
             let name = root + "." + relationship
             if let known = toOnes[name] { return known }
             var found: [Int64: ObjectID] = [:]
-            each(in: root) { saved in found[saved.target.key] = saved.record.toOne[relationship] }
+            for position in positions(in: root) { found[records[position].target.key] = records[position].record.toOne[relationship] }
             toOnes[name] = found
             return found
         }
@@ -131,15 +136,53 @@ extension SQLiteStore {
             let name = root + "." + relationship
             if let known = memberships[name] { return known }
             var found: Set<Membership> = []
-            each(in: root) { saved in
-                if let changed = saved.changed, !changed.contains(relationship) { return }
-                guard !saved.record.lazyToMany.contains(relationship) else { return }
-                for member in saved.record.toMany[relationship] ?? [] {
-                    if let key = member.primaryKey { found.insert(Membership(owner: saved.target.key, member: key)) }
+            for position in positions(in: root) {
+                if let changed = records[position].changed, !changed.contains(relationship) { continue }
+                guard !records[position].record.lazyToMany.contains(relationship) else { continue }
+                let owner = records[position].target.key
+                for member in records[position].record.toMany[relationship] ?? [] {
+                    if let key = member.primaryKey { found.insert(Membership(owner: owner, member: key)) }
                 }
             }
             memberships[name] = found
             return found
+        }
+    }
+
+    /// Positions in ordered to-many relationships kept by foreign keys (`Book.chapters` in
+    /// `Chapter."_book_order"`), written with the rows of members inserted in the same save
+    /// instead of by an `UPDATE` of each afterwards.
+    struct InsertedOrders {
+        /// By ``EntityLayout/insertedOrders`` key: the owner listing each member (by key) and
+        /// its position; no position for a member listed more than once, whose rows the
+        /// owners' updates write as before.
+        private var positions: [String: [Int64: (owner: ObjectID, position: Int64?)]] = [:]
+        /// By the same key: the members whose inserts wrote their position.
+        private(set) var written: [String: Set<Int64>] = [:]
+
+        var isEmpty: Bool { positions.isEmpty }
+
+        /// Notes the members of a record's ordered foreign-key relationships that its save writes.
+        mutating func add(_ record: StoreRecord, _ entity: EntityLayout, changed: Set<String>?) {
+            for ordered in entity.orderedForeignKeys where !record.lazyToMany.contains(ordered.name) {
+                if let changed, !changed.contains(ordered.name) { continue }
+                for (position, member) in (record.toMany[ordered.name] ?? []).enumerated() {
+                    guard let key = member.primaryKey else { continue }
+                    if positions[ordered.key]?[key] != nil {
+                        positions[ordered.key]![key]!.position = nil
+                    } else {
+                        positions[ordered.key, default: [:]][key] = (record.objectID, Int64(position))
+                    }
+                }
+            }
+        }
+
+        /// The position an inserted record (`key`) has in the relationship whose inverse is its
+        /// to-one `order`, when that names the owner that lists it; remembered as written.
+        mutating func position(of record: StoreRecord, _ key: Int64, _ order: (name: String, key: String)) -> Int64? {
+            guard let entry = positions[order.key]?[key], let position = entry.position, record.toOne[order.name] == entry.owner else { return nil }
+            written[order.key, default: []].insert(key)
+            return position
         }
     }
 
@@ -161,8 +204,11 @@ extension SQLiteStore {
                     for key in previous.sorted() where !kept.contains(key) { try clear.run([.integer(key), .integer(owner)]) }
                 }
                 let pointers = isOrdered ? [:] : others.toOnes(in: write.destinationRoot, column)
+                let inserted = isOrdered ? others.ordersWritten[write.destinationRoot + "." + column] : nil
                 for (position, member) in memberIDs.enumerated() {
                     guard let key = member.primaryKey else { continue }
+                    // Inserted in this save with this position and owner.
+                    if let inserted, inserted.contains(key) { continue }
                     if !isOrdered {
                         if previous.contains(key) { continue }
                         // The member's own row, written in this save, already points here.
