@@ -48,6 +48,15 @@ public struct StoreChangeset: Sendable {
     /// these fresh keys (reported in ``StoreSaveResult/reassignedIDs``). An inserted object not
     /// listed keeps its key or the save fails.
     public var reassignableIDs: Set<ObjectID>
+    /// For each record of ``updated``, at the same index: the names of its properties
+    /// (attributes and relationships) whose values differ from the state it was read at
+    /// (`version`), or nil when any may. Empty (the default), or shorter than ``updated``, means
+    /// nil for every record without an entry.
+    ///
+    /// A store may write only these properties of a row whose version it checks and finds
+    /// unchanged: its other properties then still hold what the record does. With
+    /// ``overwritesConflicts`` or ``restoresVersions`` every property is written.
+    public var changedKeys: [Set<String>?] = []
 
     public init(
         inserted: [StoreRecord] = [], updated: [StoreRecord] = [],

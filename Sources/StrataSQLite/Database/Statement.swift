@@ -140,6 +140,17 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
+    /// Runs a statement whose parameters were bound one by one (after ``prepareForBinding()``);
+    /// on failure it is dropped from its connection's cache, as ``run(_:)`` does.
+    func runBound() throws(StrataError) {
+        do {
+            try stepToEnd()
+        } catch {
+            database.forget(sql)
+            throw error
+        }
+    }
+
     /// Runs the statement with `arguments`; on failure it is dropped from its connection's cache.
     func run(_ arguments: [SQLValue]) throws(StrataError) {
         do {

@@ -4,12 +4,15 @@ internal import Strata
 /// A quoted SQL identifier. Names come from a validated model (ASCII letters, digits and `_`),
 /// and quotes are doubled anyway.
 func quoted(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    // Most names hold no quote: Foundation's search and copy are skipped for them.
+    guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
 /// A quoted SQL string literal, for names in DDL (which cannot take bound parameters).
 func literal(_ text: String) -> String {
-    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    guard text.utf8.contains(UInt8(ascii: "'")) else { return "'" + text + "'" }
+    return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
 }
 
 extension StoreLayout {

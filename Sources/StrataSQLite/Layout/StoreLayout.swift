@@ -304,6 +304,8 @@ final class EntityLayout: Sendable {
     let writtenColumns: [ColumnLayout]
     /// What each of ``writtenColumns`` holds.
     let writtenValues: [WrittenValue]
+    /// The property (attribute or to-one relationship) each of ``writtenColumns`` stores.
+    let writtenProperties: [String]
 
     enum WrittenValue: Sendable {
         /// The attribute at this position of the entity's ``AttributeValues/Layout``.
@@ -317,14 +319,23 @@ final class EntityLayout: Sendable {
         /// The `"_x_key"` shadow column of the decimal attribute at this position.
         case decimalKey(position: Int)
     }
-    /// `INSERT` of a row: `_pk`, `_entity` (if any), `_version`, then ``writtenColumns``.
+    /// `INSERT` of a row: `_pk`, `_entity` (if any), `_version`, ``writtenColumns``, then the
+    /// order columns of ``insertedOrders``.
     let insertSQL: String
+    /// To-one relationships whose inverse is an ordered to-many kept by their foreign key: an
+    /// insert writes the row's position too (`"_<name>_order"`), when the save knows it. `key`
+    /// names the relationship as ``SQLiteStore/InsertedOrders`` does: `"<table>.<name>"`.
+    let insertedOrders: [(name: String, key: String)]
+    /// This entity's ordered to-many relationships kept by the destination's foreign key, with
+    /// the `"<table>.<inverse>"` key of the inverse's ``insertedOrders``.
+    let orderedForeignKeys: [(name: String, key: String)]
     private let updateSQLs: [String]
     private let deleteSQLs: [String]
 
     init(entity: EntityDescription, table: TableLayout, toMany: [String: ToManyStorage], schema: Schema) {
         self.entity = entity
         self.table = table
+        rootName = table.name
         self.toMany = toMany
         lazyToMany = Set(entity.relationships.filter(\.isToMany).map(\.name))
         let base: Int32 = table.hasEntityColumn ? 3 : 2
@@ -346,46 +357,97 @@ final class EntityLayout: Sendable {
         }
         var written: [ColumnLayout] = []
         var writes: [WrittenValue] = []
+        var properties: [String] = []
         for attribute in attributes {
             written.append(table.column(attribute.name)!)
             writes.append(.attribute(position: attribute.position))
+            properties.append(attribute.name)
         }
         for attribute in attributes {
             if let column = table.column(ComparisonKey.stringColumn(attribute.name)), case .stringKey = column.role {
                 written.append(column)
                 writes.append(.stringKey(position: attribute.position))
+                properties.append(attribute.name)
             } else if let column = table.column(ComparisonKey.decimalColumn(attribute.name)), case .decimalKey = column.role {
                 written.append(column)
                 writes.append(.decimalKey(position: attribute.position))
+                properties.append(attribute.name)
             }
         }
         for relationship in entity.relationships where !relationship.isToMany {
             written.append(table.column(relationship.name)!)
             writes.append(.toOneKey(relationship.name))
+            properties.append(relationship.name)
             if let column = table.column("_\(relationship.name)_entity") {
                 written.append(column)
                 writes.append(.toOneEntity(relationship.name))
+                properties.append(relationship.name)
             }
         }
         writtenColumns = written
         writtenValues = writes
+        writtenProperties = properties
         var names = ["\"_pk\""]
         if table.hasEntityColumn { names.append("\"_entity\"") }
         names.append("\"_version\"")
         names += written.map { quoted($0.name) }
+        var orders: [(name: String, key: String)] = []
+        for relationship in entity.relationships where !relationship.isToMany {
+            let name = "_\(relationship.name)_order"
+            guard let column = table.column(name), column.role == .order(relationship.name) else { continue }
+            orders.append((relationship.name, "\(table.name).\(relationship.name)"))
+            names.append(quoted(name))
+        }
+        insertedOrders = orders
+        orderedForeignKeys = entity.relationships.compactMap { relationship in
+            guard case .foreignKey(let table, let column, _?, _)? = toMany[relationship.name] else { return nil }
+            return (relationship.name, "\(table).\(column)")
+        }
         insertSQL = "INSERT INTO \(quoted(table.name)) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-        let assignments = written.map { "\(quoted($0.name)) = ?" } + ["\"_version\" = \"_version\" + 1"]
-        let row = "\"_pk\" = ?" + (table.hasEntityColumn ? " AND \"_entity\" = ?" : "")
-        let update = "UPDATE \(quoted(table.name)) SET \(assignments.joined(separator: ", ")) WHERE \(row)"
-        updateSQLs = [update + " RETURNING \"_version\"", update + " AND \"_version\" = ? RETURNING \"_version\""]
-        let delete = "DELETE FROM \(quoted(table.name)) WHERE \(row)"
+        let update = Self.updateSQL(table, written)
+        updateSQLs = [update + " RETURNING \"_version\"", update + " AND \"_version\" = ?"]
+        let delete = "DELETE FROM \(quoted(table.name)) WHERE \(Self.rowCondition(table))"
         deleteSQLs = [delete, delete + " AND \"_version\" = ?"]
     }
 
     /// `UPDATE` of a row: ``writtenColumns``, then the row (``bindKey(_:to:at:)``), then the
-    /// version read when `checkingVersion`; it returns the new version, or no row when the row
-    /// is gone or (when checking) changed.
+    /// version read when `checkingVersion`. Not checking, it returns the new version, or no row
+    /// when the row is gone; checking, it changes no row when the row is gone or changed, and
+    /// else sets the version to the one read plus 1 (no `RETURNING`: SQLite makes a temporary
+    /// table for the returned rows of every run of such a statement, which cost as much as the
+    /// update itself).
     func updateSQL(checkingVersion: Bool) -> String { updateSQLs[checkingVersion ? 1 : 0] }
+
+    /// The version-checking `UPDATE` of only the columns of `properties` (attributes and to-one
+    /// relationships; others are ignored), as ``updateSQL(checkingVersion:)`` with `true` binds
+    /// it, and what each of its columns holds.
+    func partialUpdate(_ properties: Set<String>) -> PartialUpdate {
+        var columns: [ColumnLayout] = []
+        var values: [WrittenValue] = []
+        for (index, property) in writtenProperties.enumerated() where properties.contains(property) {
+            columns.append(writtenColumns[index])
+            values.append(writtenValues[index])
+        }
+        return PartialUpdate(sql: Self.updateSQL(table, columns) + " AND \"_version\" = ?", values: values)
+    }
+
+    /// An `UPDATE` of some of an entity's columns: only the changed properties of a row whose
+    /// version is checked.
+    struct PartialUpdate {
+        let sql: String
+        let values: [WrittenValue]
+    }
+
+    /// `UPDATE` of `columns` and the version (incremented) of the row with a key.
+    private static func updateSQL(_ table: TableLayout, _ columns: [ColumnLayout]) -> String {
+        let assignments = columns.map { "\(quoted($0.name)) = ?" } + ["\"_version\" = \"_version\" + 1"]
+        return "UPDATE \(quoted(table.name)) SET \(assignments.joined(separator: ", ")) WHERE \(rowCondition(table))"
+    }
+
+    /// The condition on a row's key (and entity, in a hierarchy), bound by ``bindKey(_:to:at:)``.
+    private static func rowCondition(_ table: TableLayout) -> String {
+        "\"_pk\" = ?" + (table.hasEntityColumn ? " AND \"_entity\" = ?" : "")
+    }
 
     /// `DELETE` of a row: the row (``bindKey(_:to:at:)``), then the version when checking.
     func deleteSQL(checkingVersion: Bool) -> String { deleteSQLs[checkingVersion ? 1 : 0] }
@@ -407,5 +469,6 @@ final class EntityLayout: Sendable {
         return entityIndex + 1
     }
 
-    var rootName: String { table.name }
+    /// The table's name, kept apart: reading it through ``table`` would copy the table's layout.
+    let rootName: String
 }

@@ -49,14 +49,39 @@ extension SQLiteStore {
         return StoreSaveResult(versions: versions)
     }
 
-    private struct Target {
+    struct Target {
         var entity: EntityLayout
         var key: Int64
     }
 
-    private func target(_ id: ObjectID) -> Target? {
-        guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey, let entity = layout.entities[id.entityName] else { return nil }
+    /// Where an object's row is; `last`, the entity of the previous object, saves looking the
+    /// entity up for runs of objects of one entity.
+    private func target(_ id: ObjectID, after last: EntityLayout? = nil) -> Target? {
+        guard id.storeIdentifier == storeIdentifier, let key = id.primaryKey else { return nil }
+        if let last, last.entity.name == id.entityName { return Target(entity: last, key: key) }
+        guard let entity = layout.entities[id.entityName] else { return nil }
         return Target(entity: entity, key: key)
+    }
+
+    /// The statement of the last entity a run of rows used, prepared again only when the
+    /// entity changes.
+    private struct EntityStatement {
+        var entity: EntityLayout?
+        var statement: Statement?
+
+        mutating func statement(for entity: EntityLayout, _ make: (EntityLayout) throws(StrataError) -> Statement) throws(StrataError) -> Statement {
+            if let statement, self.entity === entity { return statement }
+            let made = try make(entity)
+            self.entity = entity
+            statement = made
+            return made
+        }
+    }
+
+    /// The key of a partial update's statement: the entity and the properties it writes.
+    private struct PartialKey: Hashable {
+        let entity: ObjectIdentifier
+        let properties: Set<String>
     }
 
     /// The stored version of an object; nil when no row of its entity has its key.
@@ -93,16 +118,14 @@ extension SQLiteStore {
         }
 
         var deletions: [Target] = []
+        var delete = EntityStatement()
         for (id, version) in changes.deleted {
-            guard let target = target(id) else { continue }
-            let delete = try statement(target.entity.deleteSQL(checkingVersion: checking))
-            try delete.prepareForBinding()
-            var index = try target.entity.bindKey(target.key, to: delete)
-            if checking {
-                try delete.bind(.integer(version), at: index)
-                index += 1
-            }
-            try delete.stepToEnd()
+            guard let target = target(id, after: delete.entity) else { continue }
+            let row = try delete.statement(for: target.entity) { (entity) throws(StrataError) in try statement(entity.deleteSQL(checkingVersion: checking)) }
+            try row.prepareForBinding()
+            let index = try target.entity.bindKey(target.key, to: row)
+            if checking { try row.bind(.integer(version), at: index) }
+            try row.stepToEnd()
             if database.changes == 0 {
                 // Gone already (nothing to do), or changed since it was read.
                 if let stored = try storedVersion(target, database) { conflicts.append(Self.conflict(id, stored, version)) }
@@ -110,16 +133,27 @@ extension SQLiteStore {
             }
             deletions.append(target)
         }
-        for deletion in deletions {
-            let root = deletion.entity.rootName
+        if !deletions.isEmpty {
             for join in layout.joinTables {
-                if join.sourceRoot == root { try statement("DELETE FROM \(quoted(join.name)) WHERE \"source\" = ?").run([.integer(deletion.key)]) }
-                if join.destinationRoot == root { try statement("DELETE FROM \(quoted(join.name)) WHERE \"destination\" = ?").run([.integer(deletion.key)]) }
+                let sources = try statement("DELETE FROM \(quoted(join.name)) WHERE \"source\" = ?")
+                let destinations = try statement("DELETE FROM \(quoted(join.name)) WHERE \"destination\" = ?")
+                for deletion in deletions {
+                    let root = deletion.entity.rootName
+                    if join.sourceRoot == root { try sources.run([.integer(deletion.key)]) }
+                    if join.destinationRoot == root { try destinations.run([.integer(deletion.key)]) }
+                }
             }
         }
 
-        var updates: [(StoreRecord, Target)] = []
-        var updateTargets: [Target?] = changes.updated.map { target($0.objectID) }
+        // To-many relationships are written once every row exists, and need the inserted and
+        // updated records (their own to-one sides); a model without to-many relationships
+        // keeps none.
+        let keepsWritten = layout.entities.values.contains { !$0.toMany.isEmpty }
+        var written: [SavedRecord] = []
+        if keepsWritten { written.reserveCapacity(changes.inserted.count + changes.updated.count) }
+        var updateTargets: [Target?] = []
+        updateTargets.reserveCapacity(changes.updated.count)
+        for record in changes.updated { updateTargets.append(target(record.objectID, after: updateTargets.last??.entity)) }
         if clearingUniqueValues {
             for target in updateTargets.compactMap({ $0 }) {
                 let columns = uniqueColumns(of: target.entity).flatMap { name in
@@ -130,18 +164,53 @@ extension SQLiteStore {
                 try statement(sql).run([.integer(target.key)])
             }
         }
+        // Checking versions, a row found at the version read holds what the record was read
+        // with: only the properties that changed since are written (all of them after the
+        // constrained values were cleared above).
+        let writesChanges = checking && !clearingUniqueValues && !changes.changedKeys.isEmpty
+        var fullUpdate = EntityStatement()
+        var partialUpdates: [PartialKey: (Statement, [EntityLayout.WrittenValue])] = [:]
+        var lastPartial: (key: PartialKey, statement: Statement, values: [EntityLayout.WrittenValue])?
         for (position, record) in changes.updated.enumerated() {
             let id = record.objectID
             guard let target = updateTargets[position] else {
                 conflicts.append(Self.deletedSinceRead(id))
                 continue
             }
-            let update = try statement(target.entity.updateSQL(checkingVersion: checking))
+            let changed = writesChanges && position < changes.changedKeys.count ? changes.changedKeys[position] : nil
+            let update: Statement
+            let values: [EntityLayout.WrittenValue]
+            if let changed {
+                let key = PartialKey(entity: ObjectIdentifier(target.entity), properties: changed)
+                if let lastPartial, lastPartial.key == key {
+                    (update, values) = (lastPartial.statement, lastPartial.values)
+                } else if let cached = partialUpdates[key] {
+                    (update, values) = cached
+                } else {
+                    let partial = target.entity.partialUpdate(changed)
+                    (update, values) = (try statement(partial.sql), partial.values)
+                    partialUpdates[key] = (update, values)
+                }
+                lastPartial = (key, update, values)
+            } else {
+                update = try fullUpdate.statement(for: target.entity) { (entity) throws(StrataError) in try statement(entity.updateSQL(checkingVersion: checking)) }
+                values = target.entity.writtenValues
+            }
             try update.prepareForBinding()
-            var index = try bindValues(of: record, target.entity, to: update, from: 1)
+            var index = try bindValues(values, of: record, target.entity, to: update, from: 1)
             index = try target.entity.bindKey(target.key, to: update, at: index)
-            if checking { try update.bind(.integer(record.version), at: index) }
-            if try update.step() {
+            if checking {
+                try update.bind(.integer(record.version), at: index)
+                try update.stepToEnd()
+                if database.changes == 1 {
+                    versions[id] = record.version + 1
+                    if keepsWritten { written.append(SavedRecord(record: record, target: target, changed: changed, inserted: false)) }
+                } else if let stored = try storedVersion(target, database) {
+                    conflicts.append(Self.conflict(id, stored, record.version))
+                } else {
+                    conflicts.append(Self.deletedSinceRead(id))
+                }
+            } else if try update.step() {
                 versions[id] = update.int64(0)
                 try update.stepToEnd()
                 if changes.restoresVersions {
@@ -149,7 +218,7 @@ extension SQLiteStore {
                     try statement(sql).run([.integer(record.version), .integer(target.key)])
                     versions[id] = record.version
                 }
-                updates.append((record, target))
+                if keepsWritten { written.append(SavedRecord(record: record, target: target, changed: nil, inserted: false)) }
             } else if let stored = try storedVersion(target, database) {
                 conflicts.append(Self.conflict(id, stored, record.version))
             } else {
@@ -162,16 +231,21 @@ extension SQLiteStore {
         }
 
         var highestKeys: [String: Int64] = [:]
-        // To-many relationships are written once every row exists, and need the inserted records
-        // (their own to-one sides); a model without to-many relationships keeps none.
-        let keepsInserts = layout.entities.values.contains { !$0.toMany.isEmpty }
-        var inserts: [(StoreRecord, Target)] = []
         var lastEntity: EntityLayout?
         var highest: Int64 = 0
         // Consecutive records are usually of one entity: its layout and statement are looked up
         // once per run of them, not once per row.
         var insertEntity: EntityLayout?
         var insert: Statement?
+        var orders = InsertedOrders()
+        if keepsWritten && layout.entities.values.contains(where: { !$0.insertedOrders.isEmpty }) {
+            for saved in written { orders.add(saved.record, saved.target.entity, changed: saved.changed) }
+            var owner: EntityLayout?
+            for record in changes.inserted {
+                if owner?.entity.name != record.objectID.entityName { owner = layout.entities[record.objectID.entityName] }
+                if let owner, !owner.orderedForeignKeys.isEmpty { orders.add(record, owner, changed: nil) }
+            }
+        }
         for record in changes.inserted {
             let id = record.objectID
             if insertEntity?.entity.name != id.entityName {
@@ -187,7 +261,15 @@ extension SQLiteStore {
                 var index = try target.entity.bindKey(target.key, to: insert, withEntityAt: 2)
                 try insert.bind(.integer(changes.restoresVersions ? record.version : 1), at: index)
                 index += 1
-                _ = try bindValues(of: record, target.entity, to: insert, from: index)
+                index = try bindValues(target.entity.writtenValues, of: record, target.entity, to: insert, from: index)
+                for order in target.entity.insertedOrders {
+                    if !orders.isEmpty, let position = orders.position(of: record, target.key, order) {
+                        try insert.bindInteger(position, at: index)
+                    } else {
+                        try insert.bind(.null, at: index)
+                    }
+                    index += 1
+                }
                 try insert.stepToEnd()
             } catch {
                 database.forget(target.entity.insertSQL)
@@ -205,16 +287,19 @@ extension SQLiteStore {
             }
             lastEntity = target.entity
             highest = max(highest, target.key)
-            if keepsInserts { inserts.append((record, target)) }
+            if keepsWritten { written.append(SavedRecord(record: record, target: target, changed: nil, inserted: true)) }
         }
         if let last = lastEntity { highestKeys[last.rootName] = max(highestKeys[last.rootName] ?? 0, highest) }
 
-        let hasToMany = inserts.contains { !$0.1.entity.toMany.isEmpty } || updates.contains { !$0.1.entity.toMany.isEmpty }
-        if hasToMany {
-            var saved: [ObjectID: StoreRecord] = [:]
-            for (record, _) in inserts + updates { saved[record.objectID] = record }
-            for (record, target) in inserts { try writeToMany(record, target, inserted: true, saved, database) }
-            for (record, target) in updates { try writeToMany(record, target, inserted: false, saved, database) }
+        if written.contains(where: { !$0.target.entity.toMany.isEmpty }) {
+            let saved = SavedRecords(written, ordersWritten: orders.written)
+            var writers = ToManyWriters()
+            // Inserted records first, then updated ones.
+            for inserted in [true, false] {
+                for record in written where record.inserted == inserted && !record.target.entity.toMany.isEmpty {
+                    try writeToMany(record, try writers.writes(of: record.target.entity, self, statement), saved)
+                }
+            }
         }
 
         // Inside the transaction: every key a row has is at most its hierarchy's key counter,
@@ -231,20 +316,35 @@ extension SQLiteStore {
         ValidationFailure(code: .conflict, objectID: id, key: nil, message: "the object was deleted from the store since it was read")
     }
 
-    /// Binds ``EntityLayout/writtenColumns`` of a record from parameter `first` on; returns the
-    /// next parameter.
-    private func bindValues(of record: StoreRecord, _ entity: EntityLayout, to statement: Statement, from first: Int32) throws(StrataError) -> Int32 {
+    /// Binds `values` (``EntityLayout/writtenValues`` or some of them) of a record from
+    /// parameter `first` on; returns the next parameter.
+    private func bindValues(_ values: [EntityLayout.WrittenValue], of record: StoreRecord, _ entity: EntityLayout, to statement: Statement, from first: Int32) throws(StrataError) -> Int32 {
         var index = first
         let attributes = record.attributes.laidOut(by: entity.entity.attributeLayout)
-        for written in entity.writtenValues {
+        // The stored text of each decimal bound, which its shadow column's key is made from.
+        var decimalTexts: [(position: Int, text: String)] = []
+        for written in values {
             switch written {
             case .attribute(let position):
-                try ValueCodec.bind(attributes[position: position], to: statement, at: index)
+                let value = attributes[position: position]
+                if case .decimal(let decimal)? = value, !decimal.isNaN {
+                    let text = ValueCodec.decimalText(decimal)
+                    try statement.bindText(text, at: index)
+                    decimalTexts.append((position, text))
+                } else {
+                    try ValueCodec.bind(value, to: statement, at: index)
+                }
+            case .decimalKey(let position):
+                if let text = decimalTexts.first(where: { $0.position == position })?.text {
+                    try statement.bindText(ComparisonKey.decimal(description: text), at: index)
+                } else {
+                    try statement.bind(ComparisonKey.shadowValue(of: attributes[position: position]), at: index)
+                }
             case .toOneKey(let relationship):
                 try statement.bind(record.toOne[relationship]?.primaryKey.map { .integer($0) } ?? .null, at: index)
             case .toOneEntity(let relationship):
                 try statement.bind(record.toOne[relationship].map { .text($0.entityName) } ?? .null, at: index)
-            case .stringKey(let position), .decimalKey(let position):
+            case .stringKey(let position):
                 try statement.bind(ComparisonKey.shadowValue(of: attributes[position: position]), at: index)
             }
             index += 1
@@ -261,67 +361,5 @@ extension SQLiteStore {
             }
         }
         return columns
-    }
-
-    /// Writes the members of every to-many relationship the record carries (not the lazy ones),
-    /// changing only the rows that differ from what is stored.
-    private func writeToMany(_ record: StoreRecord, _ target: Target, inserted: Bool, _ saved: [ObjectID: StoreRecord], _ database: Database) throws(StrataError) {
-        let owner = SQLValue.integer(target.key)
-        for relationship in target.entity.entity.relationships where relationship.isToMany && !record.lazyToMany.contains(relationship.name) {
-            guard let storage = target.entity.toMany[relationship.name] else { continue }
-            let members = (record.toMany[relationship.name] ?? []).compactMap { $0.primaryKey }
-            switch storage {
-            case .foreignKey(let tableName, let column, let orderColumn, let filter):
-                let table = layout.tables[tableName]!
-                let entityColumn = table.column("_\(column)_entity")?.name
-                var previous: Set<Int64> = []
-                if !inserted {
-                    var sql = "SELECT \"_pk\" FROM \(quoted(tableName)) WHERE \(quoted(column)) = ?1"
-                    if let filter { sql += " AND \"_entity\" IN (\(filter.map(literal).joined(separator: ", ")))" }
-                    previous = Set(try database.rows(sql, [owner]) { $0.int64(0) })
-                    let kept = Set(members)
-                    var clear = [column] + (entityColumn.map { [$0] } ?? [])
-                    if let orderColumn { clear.append(orderColumn) }
-                    let sql2 = "UPDATE \(quoted(tableName)) SET \(clear.map { "\(quoted($0)) = NULL" }.joined(separator: ", ")) WHERE \"_pk\" = ?1 AND \(quoted(column)) = ?2"
-                    for key in previous.sorted() where !kept.contains(key) { try database.run(sql2, [.integer(key), owner]) }
-                }
-                var assignments = ["\(quoted(column)) = ?2"]
-                if let entityColumn { assignments.append("\(quoted(entityColumn)) = ?3") }
-                if let orderColumn { assignments.append("\(quoted(orderColumn)) = ?4") }
-                let sql = "UPDATE \(quoted(tableName)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ?1"
-                let memberIDs = record.toMany[relationship.name] ?? []
-                for (position, member) in memberIDs.enumerated() {
-                    guard let key = member.primaryKey else { continue }
-                    if orderColumn == nil {
-                        if previous.contains(key) { continue }
-                        // The member's own row, written in this save, already points here.
-                        if let own = saved[member], own.toOne[column] == record.objectID { continue }
-                    }
-                    var arguments: [SQLValue] = [.integer(key), owner]
-                    if entityColumn != nil { arguments.append(.text(record.objectID.entityName)) }
-                    if orderColumn != nil {
-                        if entityColumn == nil { arguments.append(.null) }
-                        arguments.append(.integer(Int64(position)))
-                    }
-                    try database.run(sql, arguments)
-                }
-            case .joinTable(let tableName, let own, let other, let orderColumn, _):
-                var previous: Set<Int64> = []
-                if !inserted {
-                    previous = Set(try database.rows("SELECT \(quoted(other)) FROM \(quoted(tableName)) WHERE \(quoted(own)) = ?1", [owner]) { $0.int64(0) })
-                    let kept = Set(members)
-                    for key in previous.sorted() where !kept.contains(key) {
-                        try database.run("DELETE FROM \(quoted(tableName)) WHERE \(quoted(own)) = ?1 AND \(quoted(other)) = ?2", [owner, .integer(key)])
-                    }
-                }
-                if let orderColumn {
-                    let sql = "INSERT INTO \(quoted(tableName)) (\(quoted(own)), \(quoted(other)), \(quoted(orderColumn))) VALUES (?1, ?2, ?3) ON CONFLICT (\"source\", \"destination\") DO UPDATE SET \(quoted(orderColumn)) = excluded.\(quoted(orderColumn))"
-                    for (position, key) in members.enumerated() { try database.run(sql, [owner, .integer(key), .integer(Int64(position))]) }
-                } else {
-                    let sql = "INSERT INTO \(quoted(tableName)) (\(quoted(own)), \(quoted(other))) VALUES (?1, ?2) ON CONFLICT (\"source\", \"destination\") DO NOTHING"
-                    for key in members where !previous.contains(key) { try database.run(sql, [owner, .integer(key)]) }
-                }
-            }
-        }
     }
 }

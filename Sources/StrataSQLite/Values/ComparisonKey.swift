@@ -69,9 +69,14 @@ enum ComparisonKey {
     /// complemented run (a number nearer zero) sorts after a longer one with the same start.
     /// NaN (which no store keeps: it reads back as nil) sorts after everything, as `"3"`.
     static func decimal(_ value: Decimal) -> String {
-        if value.isNaN { return "3" }
+        value.isNaN ? "3" : decimal(description: value.description)
+    }
+
+    /// ``decimal(_:)`` of a decimal other than NaN from its `description` (what ``ValueCodec``
+    /// stores), for a save that made that text already: making it is most of the key's cost.
+    static func decimal(description: String) -> String {
         // The plain notation Foundation writes: "-0.00123", "12300", "1.5".
-        var text = value.description
+        var text = description
         let negative = text.hasPrefix("-")
         if negative { text.removeFirst() }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)

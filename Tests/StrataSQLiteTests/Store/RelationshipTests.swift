@@ -101,6 +101,85 @@ import Testing
         #expect(try store.records(for: [parts[0]])[parts[0]]?.toOne["item"] == nil)
     }
 
+    /// A many-to-many row is written by the side owning the join table (`Item.tags`) when that
+    /// side's record in the same save lists it, else by the other side: records listing only
+    /// one side, or an update whose changed keys leave the relationship out, still get their rows.
+    @Test func joinRowsListedOnEitherSideOfOneSaveAreWritten() throws {
+        let store = try SQLiteStore(url: nil, schema: schema)
+        func id(_ entity: String, _ key: Int64) -> ObjectID { ObjectID(entityName: entity, storeIdentifier: store.storeIdentifier, primaryKey: key) }
+        func related(_ id: ObjectID, _ key: String) throws -> [ObjectID] { try store.relatedObjectIDs(of: id, relationship: key) }
+        _ = try store.save(StoreChangeset(inserted: [
+            StoreRecord(objectID: id("Item", 1), toMany: ["tags": []]),
+            StoreRecord(objectID: id("Item", 2), toMany: ["tags": [id("Tag", 2)]]),
+            StoreRecord(objectID: id("Item", 3), toMany: ["tags": [id("Tag", 3)]]),
+            StoreRecord(objectID: id("Tag", 1), toMany: ["items": [id("Item", 1)]]),
+            StoreRecord(objectID: id("Tag", 2), toMany: ["items": [id("Item", 2)]]),
+            StoreRecord(objectID: id("Tag", 3), toMany: ["items": []]),
+        ]))
+        #expect(try related(id("Item", 1), "tags") == [id("Tag", 1)])
+        #expect(try related(id("Item", 2), "tags") == [id("Tag", 2)])
+        #expect(try related(id("Item", 3), "tags") == [id("Tag", 3)])
+        #expect(try store.rawQuery("SELECT count(*) AS n FROM \"Item.tags\"", []).first?["n"] == .integer(3))
+        // Tag 1 adds Item 2, whose record lists Tag 1 but names only its name as changed: the
+        // item does not write its tags, so the tag writes the row.
+        var changes = StoreChangeset(updated: [
+            StoreRecord(objectID: id("Tag", 1), toMany: ["items": [id("Item", 1), id("Item", 2)]], version: 1),
+            StoreRecord(objectID: id("Item", 2), attributes: ["name": .string("two")], toMany: ["tags": [id("Tag", 2), id("Tag", 1)]], version: 1),
+        ])
+        changes.changedKeys = [["items"], ["name"]]
+        _ = try store.save(changes)
+        #expect(try related(id("Item", 2), "tags") == [id("Tag", 1), id("Tag", 2)])
+        #expect(try related(id("Tag", 1), "items") == [id("Item", 1), id("Item", 2)])
+        // A to-many left out of the changed keys is not written, even when the record differs.
+        changes = StoreChangeset(updated: [StoreRecord(objectID: id("Item", 3), toMany: ["tags": []], version: 1)])
+        changes.changedKeys = [["name"]]
+        _ = try store.save(changes)
+        #expect(try related(id("Item", 3), "tags") == [id("Tag", 3)])
+        changes.updated[0].version = 2
+        changes.changedKeys = [["tags"]]
+        _ = try store.save(changes)
+        #expect(try related(id("Item", 3), "tags") == [])
+    }
+
+    /// Members of an ordered to-many kept by their foreign key (`Item.parts`) inserted with
+    /// their owner, or added to an updated one, get their position with their row; members
+    /// listed twice, or pointing elsewhere, end as before (the owner's write wins).
+    @Test func orderedMembersInsertedInTheSaveOfTheirOwnerKeepTheirOrder() throws {
+        let store = try SQLiteStore(url: nil, schema: schema)
+        func id(_ entity: String, _ key: Int64) -> ObjectID { ObjectID(entityName: entity, storeIdentifier: store.storeIdentifier, primaryKey: key) }
+        func part(_ key: Int64, of item: Int64?) -> StoreRecord {
+            StoreRecord(objectID: id("Part", key), toOne: item.map { ["item": id("Item", $0)] } ?? [:])
+        }
+        func order() throws -> [String] {
+            try store.rawQuery("SELECT _pk || ':' || coalesce(item, '-') || ':' || coalesce(_item_order, '-') AS r FROM Part ORDER BY _pk", []).map { row in
+                if case .string(let text)?? = row["r"] { return text }
+                return "?"
+            }
+        }
+        // Parts 1-3 in Item 1 (listed 3, 1, 2); part 4 listed by both items; part 5 in Item 2's
+        // list but pointing at Item 1; part 6 pointing at Item 2, listed by no one.
+        _ = try store.save(StoreChangeset(inserted: [
+            part(1, of: 1), part(2, of: 1), part(3, of: 1), part(4, of: 2), part(5, of: 1), part(6, of: 2),
+            StoreRecord(objectID: id("Item", 1), toMany: ["parts": [id("Part", 3), id("Part", 1), id("Part", 2), id("Part", 4)]]),
+            StoreRecord(objectID: id("Item", 2), toMany: ["parts": [id("Part", 4), id("Part", 5)]]),
+        ]))
+        #expect(try related(id("Item", 1), "parts", in: store) == [id("Part", 3), id("Part", 1), id("Part", 2)])
+        // Part 6 has no position: it sorts first.
+        #expect(try related(id("Item", 2), "parts", in: store) == [id("Part", 6), id("Part", 4), id("Part", 5)])
+        #expect(try order() == ["1:1:1", "2:1:2", "3:1:0", "4:2:0", "5:2:1", "6:2:-"])
+        // Parts inserted into an updated item, at its front.
+        _ = try store.save(StoreChangeset(
+            inserted: [part(7, of: 1)],
+            updated: [StoreRecord(objectID: id("Item", 1), toMany: ["parts": [id("Part", 7), id("Part", 3), id("Part", 1), id("Part", 2)]], version: 1)]))
+        #expect(try related(id("Item", 1), "parts", in: store) == [id("Part", 7), id("Part", 3), id("Part", 1), id("Part", 2)])
+        #expect(try order().prefix(3) == ["1:1:2", "2:1:3", "3:1:1"])
+        #expect(try order().last == "7:1:0")
+    }
+
+    func related(_ id: ObjectID, _ key: String, in store: SQLiteStore) throws -> [ObjectID] {
+        try store.relatedObjectIDs(of: id, relationship: key)
+    }
+
     @Test func deletingAnObjectRemovesItsJoinRows() throws {
         let tag = try #require(graph.tags.first { !($0.toMany["items"] ?? []).isEmpty })
         let member = tag.toMany["items"]![0]
