@@ -554,6 +554,7 @@ public final class PersistentStoreCoordinator: Sendable {
             var changeset = StoreChangeset()
             changeset.inserted = changes.inserted.indices.map(inserted)
             changeset.updated = changes.updated.map { mapped($0.record) }
+            changeset.changedKeys = changes.updated.map(\.changedKeys)
             changeset.deleted = changes.deleted
             return [(stores[0], changeset)]
         }
@@ -575,8 +576,10 @@ public final class PersistentStoreCoordinator: Sendable {
         for index in changes.inserted.indices {
             try parts[part(for: changes.inserted[index].record.objectID.entityName)].changes.inserted.append(inserted(index))
         }
-        for (record, _) in changes.updated {
-            try parts[part(for: record.objectID.entityName)].changes.updated.append(mapped(record))
+        for (record, changedKeys) in changes.updated {
+            let index = try part(for: record.objectID.entityName)
+            parts[index].changes.updated.append(mapped(record))
+            parts[index].changes.changedKeys.append(changedKeys)
         }
         for deleted in changes.deleted {
             try parts[part(for: deleted.objectID.entityName)].changes.deleted.append(deleted)
