@@ -111,7 +111,12 @@ extension ManagedObjectContext {
 
     func setAttribute(_ object: ManagedObject, position: Int, _ value: AttributeValue?) {
         object.fulfillFault()
-        change { primitiveSetAttribute(object, position: position, value) }
+        guard undoManager == nil else {
+            change { primitiveSetAttribute(object, position: position, value) }
+            return
+        }
+        processPendingMerges()
+        primitiveSetAttribute(object, position: position, value)
     }
 
     /// Sets a to-one relationship and keeps the inverse side consistent.

@@ -90,18 +90,24 @@ public final class ManagedObjectContext {
 
     /// An object of this context is being freed: it leaves the registry.
     func forget(_ id: ObjectID, _ object: ObjectIdentifier) {
-        if let registered = registry[id], registered.identifier == object { registry[id] = nil }
+        removeFromRegistry(id, object)
+    }
+
+    /// Removes the registry's entry for `id` if it is `object` (one lookup in the common case).
+    private func removeFromRegistry(_ id: ObjectID, _ object: ObjectIdentifier) {
+        guard let removed = registry.removeValue(forKey: id), removed.identifier != object else { return }
+        registry[id] = removed
     }
 
     func unregister(_ object: ManagedObject) {
-        if registry[object.objectID]?.identifier == ObjectIdentifier(object) { registry[object.objectID] = nil }
+        removeFromRegistry(object.objectID, ObjectIdentifier(object))
         changed[ObjectIdentifier(object)] = nil
         object.managedObjectContext = nil
     }
 
     /// Re-keys an object whose ID became permanent.
     func reregister(_ object: ManagedObject, as id: ObjectID) {
-        if registry[object.objectID]?.identifier == ObjectIdentifier(object) { registry[object.objectID] = nil }
+        removeFromRegistry(object.objectID, ObjectIdentifier(object))
         object.objectID = id
         registry[id] = RegisteredObject(object)
     }

@@ -68,7 +68,11 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
     public func hash(into hasher: inout Hasher) {
         switch key {
         case .permanent(let primaryKey): hasher.combine(primaryKey)
-        case .temporary(let uuid): hasher.combine(uuid)
+        case .temporary(let uuid):
+            // The counter half of the UUID (see `TemporaryKeys`): unique within the process.
+            let bytes = uuid.uuid
+            hasher.combine(UInt64(bytes.8) << 56 | UInt64(bytes.9) << 48 | UInt64(bytes.10) << 40 | UInt64(bytes.11) << 32
+                | UInt64(bytes.12) << 24 | UInt64(bytes.13) << 16 | UInt64(bytes.14) << 8 | UInt64(bytes.15))
         }
     }
 
