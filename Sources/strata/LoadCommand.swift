@@ -94,7 +94,15 @@ struct LoadCommand: ParsableCommand {
         let importer = DataImporter(context: context)
         let line = ProgressLine.forTerminal()
         defer { line?.clear() }
-        if let line { importer.progress = { line.show(Self.progressText($0)) } }
+        if let line {
+            // A new phase or file is drawn at once; counts at most every tenth of a second.
+            var step: (DataImporter.Progress.Phase, String?)?
+            importer.progress = { progress in
+                let current = (progress.phase, progress.file)
+                line.show(Self.progressText(progress), force: step.map { $0 != current } ?? true)
+                step = current
+            }
+        }
         for (file, url) in inputs {
             do throws(StrataError) {
                 try importer.add(contentsOf: url, file: file)

@@ -23,10 +23,11 @@ extension DataImporter {
         }
 
         mutating func read<Source: JSONByteSource>(_ reader: inout JSONReader<Source>) throws(JSONSyntaxError) {
+            importer.reportProgress(.reading, completed: importer.items.count, file: file, fraction: size.map { _ in 0 })
             let first = try reader.next()
             let rootLocation = reader.tokenLocation
             guard first == .beginObject else {
-                let kind = try reader.readValue(startingWith: first).value.kindName
+                let kind = try readWhole(&reader, first).value.kindName
                 _ = try reader.next()
                 report("expected an object like {\"objects\": {\"Entity\": [...]}}, found \(kind)", path: "", at: rootLocation)
                 return
@@ -40,7 +41,7 @@ extension DataImporter {
                 if key == "objects" {
                     try readEntities(&reader, value)
                 } else {
-                    try reader.skipValue(startingWith: value)
+                    try skip(&reader, value)
                     report("unknown key '\(Echo.value(key))'; the data format has only 'objects'\(Suggestion.didYouMean(key, in: ["objects"]))", path: key, at: keyLocation)
                 }
             }
@@ -53,7 +54,7 @@ extension DataImporter {
         private mutating func readEntities<Source: JSONByteSource>(_ reader: inout JSONReader<Source>, _ token: JSONToken) throws(JSONSyntaxError) {
             guard token == .beginObject else {
                 let location = reader.tokenLocation
-                let kind = try reader.readValue(startingWith: token).value.kindName
+                let kind = try readWhole(&reader, token).value.kindName
                 report("'objects' must map entity names to arrays of objects, found \(kind)", path: "objects", at: location)
                 return
             }
@@ -66,18 +67,18 @@ extension DataImporter {
                 let valueLocation = reader.tokenLocation
                 let path = "objects.\(name)"
                 guard let entity = importer.entityIndex[name] else {
-                    try reader.skipValue(startingWith: value)
+                    try skip(&reader, value)
                     report("the model has no entity '\(Echo.value(name))'\(Suggestion.didYouMean(name, in: importer.schema.entities.map(\.name)))", path: path, at: keyLocation)
                     continue
                 }
                 let description = importer.schema.entities[entity]
                 guard !description.isAbstract else {
-                    try reader.skipValue(startingWith: value)
+                    try skip(&reader, value)
                     report("entity '\(description.name)' is abstract and has no objects of its own; list them under its subentities (\(description.subentityNames.joined(separator: ", ")))", path: path, at: keyLocation)
                     continue
                 }
                 guard value == .beginArray else {
-                    let kind = try reader.readValue(startingWith: value).value.kindName
+                    let kind = try readWhole(&reader, value).value.kindName
                     report("'\(name)' must be an array of objects, found \(kind)", path: path, at: valueLocation)
                     continue
                 }
@@ -103,7 +104,7 @@ extension DataImporter {
             let location = reader.tokenLocation
             let path = "objects.\(table.entity.name)[\(position)]"
             guard token == .beginObject else {
-                let kind = try reader.readValue(startingWith: token).value.kindName
+                let kind = try readWhole(&reader, token).value.kindName
                 report("expected an object, found \(kind)", path: path, at: location)
                 return
             }
@@ -136,13 +137,13 @@ extension DataImporter {
                 case .id:
                     idLocation = valueLocation
                     id = value == .number ? reader.integerValue.flatMap { $0 >= 1 ? $0 : nil } : nil
-                    try reader.skipValue(startingWith: value)
+                    try skip(&reader, value)
                 case .attribute(let index):
                     try readAttribute(&reader, value, table.attributes[index], index: index, path: path, keyLocation: keyLocation, valueLocation: valueLocation)
                 case .relationship(let index):
                     try readRelationship(&reader, value, index, path: path, valueLocation: valueLocation)
                 case nil:
-                    try reader.skipValue(startingWith: value)
+                    try skip(&reader, value)
                     let name = unknownKeys.last!
                     problem("entity '\(table.entity.name)' has no property '\(Echo.value(name))'\(Suggestion.didYouMean(name, in: table.propertyNames))", path: path + "." + name, at: keyLocation)
                 }
@@ -200,7 +201,7 @@ extension DataImporter {
             keyLocation: SourceLocation, valueLocation: SourceLocation
         ) throws(JSONSyntaxError) {
             guard !attribute.isTransient else {
-                try reader.skipValue(startingWith: token)
+                try skip(&reader, token)
                 problem("'\(attribute.name)' is a transient attribute: it is never stored, so it cannot be loaded", path: path + "." + attribute.name, at: keyLocation)
                 return
             }
@@ -223,7 +224,7 @@ extension DataImporter {
                 json = .number(reader.string)
             case .true: json = .bool(true)
             case .false: json = .bool(false)
-            default: json = try reader.readValue(startingWith: token).value
+            default: json = try readWhole(&reader, token).value
             }
             do {
                 pendingAttributes.append((index, try AttributeValue(json: json, as: attribute.type)))
@@ -250,7 +251,7 @@ extension DataImporter {
                         given.count += 1
                     }
                 default:
-                    try reader.skipValue(startingWith: token)
+                    try skip(&reader, token)
                     problem("to-many '\(relationship.name)' must be an array of @id numbers of \(relationship.destination) objects", path: memberPath, at: valueLocation)
                     return
                 }
@@ -277,9 +278,20 @@ extension DataImporter {
                 importer.references.append(Reference(id: id, line: location.line, column: location.column))
                 return
             }
-            try reader.skipValue(startingWith: token)
+            try skip(&reader, token)
             importer.references.append(Reference(id: 0, line: 0, column: 0))
             problem("expected the @id (a whole number) of a \(relationship.destination) object, found \(token.kindName)", path: path, at: location)
+        }
+
+        /// A value read whole, as a tree: one the importer does not take token by token (it is
+        /// in error, or skipped), so never one of valid data.
+        private func readWhole<Source: JSONByteSource>(_ reader: inout JSONReader<Source>, _ token: JSONToken) throws(JSONSyntaxError) -> JSONNode {
+            if token == .beginObject || token == .beginArray { importer.treesBuilt += 1 }
+            return try reader.readValue(startingWith: token)
+        }
+
+        private func skip<Source: JSONByteSource>(_ reader: inout JSONReader<Source>, _ token: JSONToken) throws(JSONSyntaxError) {
+            if token == .beginObject || token == .beginArray { _ = try readWhole(&reader, token) }
         }
 
         /// The index of the key named `bytes`, trying the one after the last key first (objects of

@@ -109,6 +109,9 @@ public final class DataImporter {
     var givens: [Given] = []
     var references: [Reference] = []
     var diagnostics: [Diagnostic] = []
+    /// How many objects and arrays of the input were read whole, as trees: only values in
+    /// error or skipped ever are; valid data is taken token by token.
+    package internal(set) var treesBuilt = 0
     /// Built on first use by ``describe(_:)`` and ``sortedByInput(_:)``.
     var itemsByObject: [ObjectIdentifier: Int]?
 

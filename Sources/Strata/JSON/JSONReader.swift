@@ -84,6 +84,9 @@ package struct JSONReader<Source: JSONByteSource>: ~Copyable {
     /// How deeply the reader is nested in objects and arrays.
     package var depth: Int { containers.count }
 
+    /// The size of the buffer: what it was made with, unless a token needed more.
+    package var bufferCapacity: Int { capacity }
+
     /// How many bytes of the input the reader has consumed.
     package var offset: Int { bufferOffset + index }
 
@@ -104,6 +107,7 @@ package struct JSONReader<Source: JSONByteSource>: ~Copyable {
             return try value()
         case .end:
             skipWhitespace()
+            tokenLocation = location
             if peek() != nil { throw fail("unexpected \(describeCurrent()) after the end of the JSON value") }
             return .endOfDocument
         case .objectFirstKey:
@@ -285,6 +289,7 @@ package struct JSONReader<Source: JSONByteSource>: ~Copyable {
     }
 
     private mutating func endContainer() -> JSONToken {
+        tokenLocation = location
         index += 1
         pin = index
         let isObject = containers.removeLast()
