@@ -102,22 +102,33 @@ extension DataImporter {
     /// The stored objects among the imported and referenced keys, found with one lookup per
     /// store; a hierarchy with no stored object at all is not looked up.
     private func storedKeys() throws(StrataError) -> [Key: ObjectID] {
+        // Hierarchies with stored objects first: into a new store, no key is looked up at all.
+        var roots = Set(items.map { entityTables[$0.entity]!.root })
+        for given in givens where given.count > 0 { roots.insert(relationshipTables[given.relationship].destinationRoot) }
+        var entitiesByRoot: [Int: [EntityDescription]] = [:]
+        for root in roots {
+            let entities = schema.entityAndDescendants(of: rootNames[root]).filter { entity in
+                !entity.isAbstract && (try? context.coordinator.store(forEntity: entity.name)) != nil
+            }
+            if !entities.isEmpty, try context.coordinator.countRecords(StoreFetchRequest(entityNames: entities.map(\.name))) > 0 {
+                entitiesByRoot[root] = entities
+            }
+        }
+        guard !entitiesByRoot.isEmpty else { return [:] }
         var keys: [Int: Set<Int64>] = [:]
-        for item in items { keys[entityTables[item.entity]!.root, default: []].insert(item.id) }
+        for item in items where entitiesByRoot[entityTables[item.entity]!.root] != nil {
+            keys[entityTables[item.entity]!.root, default: []].insert(item.id)
+        }
         for given in givens {
             let root = relationshipTables[given.relationship].destinationRoot
+            guard entitiesByRoot[root] != nil else { continue }
             for reference in references[given.start..<(given.start + given.count)] where reference.line != 0 {
                 if imported[Key(root: root, id: reference.id)] == nil { keys[root, default: []].insert(reference.id) }
             }
         }
         var found: [Key: ObjectID] = [:]
         for (root, ids) in keys {
-            let entities = schema.entityAndDescendants(of: rootNames[root]).filter { entity in
-                !entity.isAbstract && (try? context.coordinator.store(forEntity: entity.name)) != nil
-            }
-            guard !entities.isEmpty,
-                  try context.coordinator.countRecords(StoreFetchRequest(entityNames: entities.map(\.name))) > 0
-            else { continue }
+            let entities = entitiesByRoot[root]!
             var candidates: [ObjectID: Int64] = [:]
             for entity in entities {
                 for id in ids {
@@ -141,12 +152,11 @@ extension DataImporter {
         guard let destination = table.destination else { return nil }
         let key = Key(root: table.destinationRoot, id: reference.id)
         if let index = imported[key] {
-            let item = items[index]
-            guard table.accepts[item.entity] else {
-                report("'\(relationship.name)' needs a \(destination.name), but @id \(reference.id) is a \(item.object.entity.name)", file: file, path: path, location: reference.location)
+            guard table.accepts[items[index].entity] else {
+                report("'\(relationship.name)' needs a \(destination.name), but @id \(reference.id) is a \(items[index].object.entity.name)", file: file, path: path, location: reference.location)
                 return nil
             }
-            return item.object
+            return items[index].object
         }
         guard let storedID = stored[key] else {
             report("'\(relationship.name)' refers to \(relationship.destination) @id \(reference.id), which is neither in the data nor in the store", file: file, path: path, location: reference.location)
