@@ -6,7 +6,7 @@ extension DataImporter {
     @discardableResult
     public func finish() throws(StrataError) -> [String: Int] {
         let stored = try storedKeys()
-        for item in items where stored[key(of: item)] != nil {
+        for item in items where !stored.isEmpty && stored[key(of: item)] != nil {
             report("\(item.object.entity.name) @id \(item.id) already exists in the store", file: item.file, path: path(of: item) + ".@id", location: item.idLocation)
         }
         let checked = relationshipsToCheck()
@@ -77,7 +77,7 @@ extension DataImporter {
     }
 
     func key(of item: Item) -> Key {
-        Key(root: entityTables[item.entity]!.root, id: item.id)
+        Key(root: entityRoots[item.entity], id: item.id)
     }
 
     /// By relationship table: whether its members must be compared with what the load made of
@@ -88,7 +88,7 @@ extension DataImporter {
         var given: Set<String> = []
         for index in Set(givens.map(\.relationship)) {
             let table = relationshipTables[index]
-            given.insert("\(entityTables[table.entity]!.root).\(table.relationship.name)")
+            given.insert("\(entityRoots[table.entity]).\(table.relationship.name)")
         }
         return relationshipTables.map { table in
             guard let inverseName = table.relationship.inverse, let inverse = table.destination?.relationship(named: inverseName),
@@ -103,7 +103,7 @@ extension DataImporter {
     /// store; a hierarchy with no stored object at all is not looked up.
     private func storedKeys() throws(StrataError) -> [Key: ObjectID] {
         // Hierarchies with stored objects first: into a new store, no key is looked up at all.
-        var roots = Set(items.map { entityTables[$0.entity]!.root })
+        var roots = Set(items.map { entityRoots[$0.entity] })
         for given in givens where given.count > 0 { roots.insert(relationshipTables[given.relationship].destinationRoot) }
         var entitiesByRoot: [Int: [EntityDescription]] = [:]
         for root in roots {
@@ -116,8 +116,8 @@ extension DataImporter {
         }
         guard !entitiesByRoot.isEmpty else { return [:] }
         var keys: [Int: Set<Int64>] = [:]
-        for item in items where entitiesByRoot[entityTables[item.entity]!.root] != nil {
-            keys[entityTables[item.entity]!.root, default: []].insert(item.id)
+        for item in items where entitiesByRoot[entityRoots[item.entity]] != nil {
+            keys[entityRoots[item.entity], default: []].insert(item.id)
         }
         for given in givens {
             let root = relationshipTables[given.relationship].destinationRoot

@@ -99,6 +99,8 @@ public final class DataImporter {
 
     var files: [String?] = []
     var entityTables: [EntityTable?]
+    /// By entity index: the index of its root in `rootNames` (-1 until its table is made).
+    var entityRoots: [Int]
     var entityIndex: [String: Int] = [:]
     var rootNames: [String] = []
     var relationshipTables: [RelationshipTable] = []
@@ -141,6 +143,7 @@ public final class DataImporter {
         self.context = context
         let schema = context.coordinator.schema
         entityTables = Array(repeating: nil, count: schema.entities.count)
+        entityRoots = Array(repeating: -1, count: schema.entities.count)
         for (index, entity) in schema.entities.enumerated() { entityIndex[entity.name] = index }
     }
 
@@ -205,7 +208,7 @@ public final class DataImporter {
     /// objects from the context.
     private func rollBack(to mark: Mark) {
         for item in items[mark.items...] {
-            imported[Key(root: entityTables[item.entity]!.root, id: item.id)] = nil
+            imported[Key(root: entityRoots[item.entity], id: item.id)] = nil
             context.delete(item.object)
         }
         items.removeSubrange(mark.items...)
@@ -231,6 +234,7 @@ public final class DataImporter {
         let names = description.attributes.filter { !$0.isTransient }.map(\.name) + description.relationships.map(\.name)
         let table = EntityTable(entity: description, root: root, attributes: description.attributes, keys: keys, propertyNames: names)
         entityTables[entity] = table
+        entityRoots[entity] = root
         return table
     }
 
