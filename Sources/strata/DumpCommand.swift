@@ -29,16 +29,47 @@ struct DumpCommand: ParsableCommand {
         try runReportingErrors {
             if let output { try StoreAccess.refuseSameFile(output, role: "the output file", store: store) }
             let coordinator = try StoreAccess.openExisting(store, type: type)
-            let json = try DataExporter.dump(coordinator, entityNames: entities.isEmpty ? nil : entities)
+            let line = ProgressLine.forTerminal()
+            defer { line?.clear() }
+            let progress = line.map { line in { (progress: DataExporter.Progress) in line.show(Self.progressText(progress)) } }
+            let entityNames = entities.isEmpty ? nil : entities
+            // Written as it is made, a chunk at a time.
             if let output {
+                // The store's errors as any command reports them; the output file's are unreadable (exit 2).
+                var storeError: StrataError?
                 do throws(StrataError) {
-                    try FileSync.writeOutput(Data(json.utf8), to: URL(fileURLWithPath: output))
+                    try FileSync.writeOutput(to: URL(fileURLWithPath: output)) { (write) throws(StrataError) in
+                        var writeFailed = false
+                        do throws(StrataError) {
+                            try DataExporter.dump(coordinator, entityNames: entityNames, progress: progress) { (chunk) throws(StrataError) in
+                                do throws(StrataError) { try write(chunk) } catch {
+                                    writeFailed = true
+                                    throw error
+                                }
+                            }
+                        } catch {
+                            if !writeFailed { storeError = error }
+                            throw error
+                        }
+                    }
                 } catch {
+                    if let storeError { throw storeError }
                     throw CLIError.unreadable(error.description)
                 }
             } else {
-                FileHandle.standardOutput.write(Data(json.utf8))
+                try DataExporter.dump(coordinator, entityNames: entityNames, progress: progress) { (chunk) throws(StrataError) in
+                    do {
+                        try FileHandle.standardOutput.write(contentsOf: chunk)
+                    } catch {
+                        throw StrataError(.storeIO, "cannot write to standard output: \(error.localizedDescription)")
+                    }
+                }
             }
         }
+    }
+
+    /// "dumping Book: 12000/30000 (40%)".
+    static func progressText(_ progress: DataExporter.Progress) -> String {
+        "dumping \(progress.entityName): \(progress.completed)/\(progress.total) (\(progress.total > 0 ? progress.completed * 100 / progress.total : 100)%)"
     }
 }

@@ -41,17 +41,20 @@ struct LoadCommand: ParsableCommand {
             }
             try StoreAccess.refuseSameFile(self.schema, role: "the model file", store: store)
             let schema = try StoreAccess.loadSchema(self.schema)
-            var inputs: [(String, Data)] = []
+            var inputs: [(String, URL)] = []
             for file in dataFiles {
+                let url = URL(fileURLWithPath: file)
                 do throws(StrataError) {
-                    try FileIdentity.requireRegularFile(URL(fileURLWithPath: file), role: "data file")
+                    try FileIdentity.requireRegularFile(url, role: "data file")
                 } catch {
                     throw CLIError.unreadable(error.description)
                 }
-                guard let data = FileManager.default.contents(atPath: file) else {
+                // Read later, as a stream; a file that cannot be opened stops the load before it starts.
+                guard let handle = FileHandle(forReadingAtPath: file) else {
                     throw CLIError.unreadable("cannot read the data file '\(Echo.value(file))'")
                 }
-                inputs.append((file, data))
+                try? handle.close()
+                inputs.append((file, url))
             }
             let counts = try loadCreatingTheStoreWhole(inputs, schema: schema)
             let total = counts.values.reduce(0, +)
@@ -64,7 +67,7 @@ struct LoadCommand: ParsableCommand {
     /// beside it and linked under its name once the load has succeeded: a failed load leaves
     /// nothing behind, and no file another process may have opened is ever removed. When another
     /// process creates the store in the meantime, the load goes into that one.
-    private func loadCreatingTheStoreWhole(_ inputs: [(String, Data)], schema: Schema) throws -> [String: Int] {
+    private func loadCreatingTheStoreWhole(_ inputs: [(String, URL)], schema: Schema) throws -> [String: Int] {
         let storeType = try StoreAccess.type(of: store, given: type)
         guard storeType != .inMemory, !FileManager.default.fileExists(atPath: store) else {
             return try load(inputs, schema: schema, into: store, type: storeType)
@@ -85,12 +88,30 @@ struct LoadCommand: ParsableCommand {
 
     /// Opens or creates the store at `path` and loads `inputs` in one save. The store is closed
     /// when this returns.
-    private func load(_ inputs: [(String, Data)], schema: Schema, into path: String, type storeType: StoreType) throws -> [String: Int] {
+    private func load(_ inputs: [(String, URL)], schema: Schema, into path: String, type storeType: StoreType) throws -> [String: Int] {
         let coordinator = try StoreAccess.openOrCreate(path, type: storeType.rawValue, schema: schema)
         let context = ManagedObjectContext(coordinator: coordinator)
         let importer = DataImporter(context: context)
-        for (file, data) in inputs { importer.add(data, file: file) }
+        let line = ProgressLine.forTerminal()
+        defer { line?.clear() }
+        if let line {
+            // A new phase or file is drawn at once; counts at most every tenth of a second.
+            var step: (DataImporter.Progress.Phase, String?)?
+            importer.progress = { progress in
+                let current = (progress.phase, progress.file)
+                line.show(Self.progressText(progress), force: step.map { $0 != current } ?? true)
+                step = current
+            }
+        }
+        for (file, url) in inputs {
+            do throws(StrataError) {
+                try importer.add(contentsOf: url, file: file)
+            } catch {
+                throw CLIError.unreadable(error.message)
+            }
+        }
         let counts = try importer.finish()
+        line?.show("saving \(counts.values.reduce(0, +)) objects", force: true)
         do throws(StrataError) {
             try context.save()
         } catch {
@@ -102,5 +123,18 @@ struct LoadCommand: ParsableCommand {
             throw CLIError.invalid(lines.joined(separator: "\n"))
         }
         return counts
+    }
+
+    /// "reading data.json: 12000 objects (40%)", "resolving relationships: 5000/20000 (25%)".
+    static func progressText(_ progress: DataImporter.Progress) -> String {
+        switch progress.phase {
+        case .reading:
+            var text = "reading \(progress.file ?? "data"): \(progress.completed) objects"
+            if let fraction = progress.fractionOfFile { text += " (\(Int(fraction * 100))%)" }
+            return text
+        case .resolving:
+            let total = progress.total ?? 0
+            return "resolving relationships: \(progress.completed)/\(total) (\(total > 0 ? progress.completed * 100 / total : 100)%)"
+        }
     }
 }

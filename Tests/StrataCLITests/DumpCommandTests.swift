@@ -166,4 +166,18 @@ struct DumpCommandTests {
         #expect(run.status == 1)
         #expect(workspace.text("junk.plist") == "hello\n")
     }
+
+    /// At a terminal (a pseudo-terminal made by script(1)), the dump shows how far it has come
+    /// on standard error, erased at the end; the dump itself goes to standard output whole.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func progressAtATerminal() throws {
+        let workspace = try Workspace.todo()
+        let executable = try #require(StrataExecutable.url)
+        let command = "\(executable.path) dump todo.plist > out.json"
+        let run = try ScriptRun.run(["-qec", command, "/dev/null"], in: workspace.url)
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(run.stdout.contains("\r\u{1B}[Kdumping Location: 2/2 (100%)"), "\(run.stdout.debugDescription)")
+        #expect(run.stdout.hasSuffix("\r\u{1B}[K"), "\(run.stdout.debugDescription)")
+        #expect(workspace.text("out.json") == (try workspace.dump("todo.plist")))
+    }
 }

@@ -336,6 +336,22 @@ struct LoadCommandTests {
         #expect(!run.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
     }
 
+    /// At a terminal (a pseudo-terminal made by script(1)), the load shows its phases on one
+    /// line of standard error, erased at the end; the other tests (pipes) see none.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func progressAtATerminal() throws {
+        let workspace = try Workspace(["todo.json": todoData], schemas: ["TodoList"])
+        let executable = try #require(StrataExecutable.url)
+        let command = "\(executable.path) load --schema TodoList.json todo.plist todo.json > out.txt"
+        let run = try ScriptRun.run(["-qec", command, "/dev/null"], in: workspace.url)
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(run.stdout.contains("\r\u{1B}[Kreading todo.json: 0 objects (0%)"), "\(run.stdout.debugDescription)")
+        #expect(run.stdout.contains("\r\u{1B}[Kresolving relationships: 0/"), "\(run.stdout.debugDescription)")
+        #expect(run.stdout.contains("\r\u{1B}[Ksaving 12 objects"), "\(run.stdout.debugDescription)")
+        #expect(run.stdout.hasSuffix("\r\u{1B}[K"), "\(run.stdout.debugDescription)")
+        #expect(workspace.text("out.txt") == "loaded 12 objects into todo.plist: Location 2, Tag 3, Todo 7\n")
+    }
+
     // MARK: - Usage errors
 
     @Test(arguments: [

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Writes stored objects in Strata's JSON data format, canonically: concrete entities by name,
 /// objects by `@id`, keys sorted, every stored attribute and relationship present (null, or []
 /// for an empty to-many), to-many members ascending unless ordered. Two stores hold the same
@@ -6,6 +8,30 @@ public enum DataExporter {
     /// The canonical dump of every concrete entity, or of `entityNames` (with their subentities).
     /// - Throws: `unknownEntity`, or a store's error.
     public static func dump(_ coordinator: PersistentStoreCoordinator, entityNames: [String]? = nil) throws(StrataError) -> String {
+        var bytes: [UInt8] = []
+        try dump(coordinator, entityNames: entityNames) { (chunk: Data) throws(StrataError) in bytes.append(contentsOf: chunk) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// How far a dump has come: `completed` of the `total` objects of `entityName`.
+    public struct Progress: Sendable, Hashable {
+        public var entityName: String
+        public var completed: Int
+        public var total: Int
+    }
+
+    /// Writes the canonical dump of every concrete entity, or of `entityNames` (with their
+    /// subentities), to `output` in chunks as it goes: entity by entity, the records read a
+    /// batch at a time, so that neither every record nor the whole text is ever in memory.
+    /// The bytes are those of ``dump(_:entityNames:)``.
+    /// - Parameters:
+    ///   - progress: called every few hundred objects, for a progress display.
+    ///   - output: takes each chunk of the text, in order; an error it throws ends the dump.
+    /// - Throws: `unknownEntity`, a store's error, or `output`'s.
+    public static func dump(
+        _ coordinator: PersistentStoreCoordinator, entityNames: [String]? = nil,
+        progress: ((Progress) -> Void)? = nil, to output: (Data) throws(StrataError) -> Void
+    ) throws(StrataError) {
         let schema = coordinator.schema
         var selected: [EntityDescription]
         if let entityNames {
@@ -18,53 +44,180 @@ public enum DataExporter {
         }
         var seen: Set<String> = []
         selected = selected.filter { !$0.isAbstract && seen.insert($0.name).inserted }
+        // In the order of JSONWriter's sorted keys: by Unicode scalars.
+        selected.sort { $0.name.unicodeScalars.lexicographicallyPrecedes($1.name.unicodeScalars) }
 
-        var entities: [JSONMember] = []
-        for entity in selected.sorted(by: { $0.name < $1.name }) {
-            let records = try coordinator.fetchRecords(StoreFetchRequest(entityNames: [entity.name]))
-                .sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
-            var objects: [JSONNode] = []
-            objects.reserveCapacity(records.count)
-            for record in records {
-                objects.append(JSONNode(try object(record, entity, coordinator)))
+        try withoutActuallyEscaping(output) { (output) throws(StrataError) in
+            var writer = JSONOutput(sink: output)
+            try write(selected.map(\.name), into: &writer) { (name, writer) throws(StrataError) in
+                try writeObjects(of: schema.entity(named: name)!, coordinator, into: &writer, progress: progress)
             }
-            entities.append(JSONMember(key: entity.name, value: JSONNode(.array(objects))))
+            try writer.flush()
         }
-        let root = JSONValue.object([JSONMember(key: "objects", value: JSONNode(.object(entities)))])
-        return JSONWriter(sortKeys: true).string(from: root)
+    }
+
+    /// `{"objects": {...}}` with a member for each of `names`, in this order, whose value `body`
+    /// writes.
+    private static func write(
+        _ names: [String], into writer: inout JSONOutput, _ body: (String, inout JSONOutput) throws(StrataError) -> Void
+    ) throws(StrataError) {
+        writer.append("{")
+        writer.newline(indent: 1)
+        writer.append("\"objects\": ")
+        if names.isEmpty {
+            writer.append("{}")
+        } else {
+            writer.append("{")
+            for (index, name) in names.enumerated() {
+                if index > 0 { writer.append(",") }
+                writer.newline(indent: 2)
+                writer.append(string: name)
+                writer.append(": ")
+                try body(name, &writer)
+            }
+            writer.newline(indent: 1)
+            writer.append("}")
+        }
+        writer.newline(indent: 0)
+        writer.append("}\n")
+    }
+
+    /// An entity's array of objects, written an element at a time.
+    private struct ObjectArray {
+        private var count = 0
+
+        /// Starts the next element (opening the array before the first).
+        mutating func element(_ writer: inout JSONOutput) {
+            writer.append(count == 0 ? "[" : ",")
+            writer.newline(indent: 3)
+            count += 1
+        }
+
+        func close(_ writer: inout JSONOutput) {
+            guard count > 0 else {
+                writer.append("[]")
+                return
+            }
+            writer.newline(indent: 2)
+            writer.append("]")
+        }
+    }
+
+    /// How many records a dump reads at a time.
+    static let batchSize = 1000
+
+    /// The array of an entity's objects, by `@id`, their records read a batch at a time.
+    private static func writeObjects(
+        of entity: EntityDescription, _ coordinator: PersistentStoreCoordinator, into writer: inout JSONOutput,
+        progress: ((Progress) -> Void)?
+    ) throws(StrataError) {
+        let store = try coordinator.store(forEntity: entity.name)
+        let ids = try store.fetchObjectIDs(StoreFetchRequest(entityNames: [entity.name]))
+            .sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
+        let members = Member.sorted(entity)
+        var array = ObjectArray()
+        var written = 0
+        for start in stride(from: 0, to: ids.count, by: batchSize) {
+            let batch = Array(ids[start..<min(start + batchSize, ids.count)])
+            let records = try store.records(for: batch)
+            for id in batch {
+                // One deleted by another process since the IDs were read is left out.
+                guard let record = records[id] else { continue }
+                array.element(&writer)
+                try writeObject(record, members, coordinator, into: &writer)
+                written += 1
+                try writer.flushIfFull()
+            }
+            progress?(Progress(entityName: entity.name, completed: written, total: ids.count))
+        }
+        array.close(&writer)
+    }
+
+    /// A key of an entity's objects in a dump.
+    private enum Member {
+        case id
+        case attribute(AttributeDescription)
+        case relationship(RelationshipDescription)
+
+        var name: String {
+            switch self {
+            case .id: "@id"
+            case .attribute(let attribute): attribute.name
+            case .relationship(let relationship): relationship.name
+            }
+        }
+
+        /// `@id`, the stored attributes and the relationships, in the order of sorted keys.
+        static func sorted(_ entity: EntityDescription) -> [Member] {
+            let members = [Member.id] + entity.attributes.filter { !$0.isTransient }.map(Member.attribute) + entity.relationships.map(Member.relationship)
+            return members.sorted { $0.name.unicodeScalars.lexicographicallyPrecedes($1.name.unicodeScalars) }
+        }
+    }
+
+    private static func writeObject(_ record: StoreRecord, _ members: [Member], _ coordinator: PersistentStoreCoordinator, into writer: inout JSONOutput) throws(StrataError) {
+        writer.append("{")
+        for (index, member) in members.enumerated() {
+            if index > 0 { writer.append(",") }
+            writer.newline(indent: 4)
+            writer.append(string: member.name)
+            writer.append(": ")
+            switch member {
+            case .id:
+                writer.append(record.objectID.primaryKey ?? 0)
+            case .attribute(let attribute):
+                switch record.attributes[attribute.name] {
+                case nil: writer.append("null")
+                case .string(let string)?: writer.append(string: string)
+                case .integer(let integer)?: writer.append(integer)
+                case let value?: writer.append(scalar: value.jsonValue)
+                }
+            case .relationship(let relationship):
+                guard relationship.isToMany else {
+                    if let id = record.toOne[relationship.name] { writer.append(id.primaryKey ?? 0) } else { writer.append("null") }
+                    continue
+                }
+                var ids = record.lazyToMany.contains(relationship.name)
+                    ? try coordinator.relatedObjectIDs(of: record.objectID, relationship: relationship.name)
+                    : record.toMany[relationship.name] ?? []
+                if !relationship.isOrdered { ids.sort { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) } }
+                guard !ids.isEmpty else {
+                    writer.append("[]")
+                    continue
+                }
+                writer.append("[")
+                for (position, id) in ids.enumerated() {
+                    if position > 0 { writer.append(",") }
+                    writer.newline(indent: 5)
+                    writer.append(id.primaryKey ?? 0)
+                }
+                writer.newline(indent: 4)
+                writer.append("]")
+            }
+        }
+        writer.newline(indent: 3)
+        writer.append("}")
     }
 
     /// The given objects in the data format, grouped by entity, each group in the given order
     /// (what `strata query --format json` prints; `strata load` reads it back).
     public static func dump(_ coordinator: PersistentStoreCoordinator, objectIDs: [ObjectID]) throws(StrataError) -> String {
-        var groups: [String: [JSONNode]] = [:]
+        var groups: [String: [StoreRecord]] = [:]
         for id in objectIDs {
-            guard let record = try coordinator.record(for: id), let entity = coordinator.schema.entity(named: id.entityName) else { continue }
-            groups[id.entityName, default: []].append(JSONNode(try object(record, entity, coordinator)))
+            guard let record = try coordinator.record(for: id), coordinator.schema.entity(named: id.entityName) != nil else { continue }
+            groups[id.entityName, default: []].append(record)
         }
-        let entities = groups.map { JSONMember(key: $0.key, value: JSONNode(.array($0.value))) }
-        let root = JSONValue.object([JSONMember(key: "objects", value: JSONNode(.object(entities)))])
-        return JSONWriter(sortKeys: true).string(from: root)
-    }
-
-    private static func object(_ record: StoreRecord, _ entity: EntityDescription, _ coordinator: PersistentStoreCoordinator) throws(StrataError) -> JSONValue {
-        var members = [JSONMember(key: "@id", value: JSONNode(.number(String(record.objectID.primaryKey ?? 0))))]
-        for attribute in entity.attributes where !attribute.isTransient {
-            members.append(JSONMember(key: attribute.name, value: JSONNode(record.attributes[attribute.name]?.jsonValue ?? .null)))
-        }
-        for relationship in entity.relationships {
-            let value: JSONValue
-            if relationship.isToMany {
-                var ids = record.lazyToMany.contains(relationship.name)
-                    ? try coordinator.relatedObjectIDs(of: record.objectID, relationship: relationship.name)
-                    : record.toMany[relationship.name] ?? []
-                if !relationship.isOrdered { ids.sort { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) } }
-                value = .array(ids.map { .number(String($0.primaryKey ?? 0)) })
-            } else {
-                value = record.toOne[relationship.name].map { .number(String($0.primaryKey ?? 0)) } ?? .null
+        var bytes: [UInt8] = []
+        var writer = JSONOutput { (chunk: Data) throws(StrataError) in bytes.append(contentsOf: chunk) }
+        try write(groups.keys.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }, into: &writer) { (name, writer) throws(StrataError) in
+            let members = Member.sorted(coordinator.schema.entity(named: name)!)
+            var array = ObjectArray()
+            for record in groups[name]! {
+                array.element(&writer)
+                try writeObject(record, members, coordinator, into: &writer)
             }
-            members.append(JSONMember(key: relationship.name, value: JSONNode(value)))
+            array.close(&writer)
         }
-        return .object(members)
+        try writer.flush()
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

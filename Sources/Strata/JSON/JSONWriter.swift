@@ -69,23 +69,8 @@ package struct JSONWriter {
     }
 
     package static func writeString(_ string: String, into output: inout String) {
-        output += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16, uppercase: true)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
+        var bytes: [UInt8] = []
+        JSONOutput.appendEscaped(string, to: &bytes)
+        output += String(decoding: bytes, as: UTF8.self)
     }
 }

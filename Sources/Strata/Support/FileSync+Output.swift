@@ -16,6 +16,16 @@ extension FileSync {
     /// is refused.
     /// - Throws: `storeIO` naming the file and what went wrong; the old file is then untouched.
     package static func writeOutput(_ data: Data, to url: URL) throws(StrataError) {
+        try writeOutput(to: url) { (write) throws(StrataError) in try write(data) }
+    }
+
+    /// Writes the output file at `url` as ``writeOutput(_:to:)`` does, with the bytes that
+    /// `produce` hands, chunk by chunk, to the function it is given: a large output is never
+    /// whole in memory. The file is replaced only when `produce` returns.
+    /// - Throws: `storeIO`, or what `produce` throws; the old file is then untouched.
+    package static func writeOutput(
+        to url: URL, _ produce: (_ write: (Data) throws(StrataError) -> Void) throws(StrataError) -> Void
+    ) throws(StrataError) {
         let target = try resolvingSymlinks(url)
         var status = stat()
         if stat(target.path, &status) == 0 {
@@ -28,7 +38,7 @@ extension FileSync {
                     throw StrataError(.storeIO, "cannot open '\(url.relativePath)' for writing: \(String(cString: strerror(errno)))")
                 }
                 defer { close(descriptor) }
-                try writeAll(data, to: descriptor, path: url.path)
+                try produce { (data) throws(StrataError) in try writeAll(data, to: descriptor, path: url.path) }
                 return
             default:
                 throw StrataError(.storeIO, "'\(url.relativePath)' is \((status.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"); write the output to a file")
@@ -43,7 +53,7 @@ extension FileSync {
         }
         do throws(StrataError) {
             defer { close(descriptor) }
-            try writeAll(data, to: descriptor, path: temporary.path)
+            try produce { (data) throws(StrataError) in try writeAll(data, to: descriptor, path: temporary.path) }
             if let existing { try copyAttributes(existing, to: descriptor, replacing: target) }
             try sync(descriptor: descriptor, path: temporary.path)
             try rename(temporary, over: target)
