@@ -117,8 +117,9 @@ extension ManagedObjectContext {
             return record
         }
         // New objects get their primary keys in the order they were inserted, so the same
-        // program gives the same keys every run; the rest go in ID order.
-        sorted.inserted.sort { $0.insertionIndex != $1.insertionIndex ? $0.insertionIndex < $1.insertionIndex : $0.objectID < $1.objectID }
+        // program gives the same keys every run (insertion indexes are unique in a context);
+        // the rest go in ID order.
+        sorted.inserted = sorted.inserted.map { ($0.insertionIndex, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
         sorted.updated.sort { $0.objectID < $1.objectID }
         sorted.deleted.sort { $0.objectID < $1.objectID }
         var changes = PersistentStoreCoordinator.Changes(inserted: [], updated: [], deleted: [])
@@ -136,17 +137,17 @@ extension ManagedObjectContext {
                 if !object.isInserted { failures += denyFailures(object) }
                 continue
             }
-            failures += validate(object)
+            validate(object, into: &failures)
         }
         return failures
     }
 
-    private func validate(_ object: ManagedObject) -> [ValidationFailure] {
-        var failures: [ValidationFailure] = []
+    private func validate(_ object: ManagedObject, into failures: inout [ValidationFailure]) {
         let entity = object.entity
         func fail(_ code: ValidationFailure.Code, _ key: String, _ message: String) {
             failures.append(ValidationFailure(code: code, objectID: object.objectID, key: key, message: message))
         }
+        // Most objects pass: the loops below only read values.
         for validated in entity.validatedAttributes {
             guard let value = object.attributeValues[position: validated.position] else {
                 if !validated.attribute.isOptional {
@@ -173,7 +174,6 @@ extension ManagedObjectContext {
                 }
             }
         }
-        return failures
     }
 
     /// `deny`: an object cannot be deleted while such a relationship has members left.

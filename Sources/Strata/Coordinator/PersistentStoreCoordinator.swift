@@ -415,22 +415,34 @@ public final class PersistentStoreCoordinator: Sendable {
     /// A permanent ID for each inserted record, in order: the key it asked for, or the next
     /// ones its store hands out for its hierarchy.
     private func permanentIDs(for inserted: [(record: StoreRecord, requestedKey: Int64?)]) throws(StrataError) -> [ObjectID] {
-        var roots: [String: (root: String, store: any PersistentStore)] = [:]
+        var roots: [String: String] = [:]
         var byRoot: [String: [Int]] = [:]
+        // Objects of one entity come in runs: look a run's root up once.
+        var run: (entity: String, root: String, indices: [Int])?
         for (index, (record, _)) in inserted.enumerated() {
             let entityName = record.objectID.entityName
-            if roots[entityName] == nil {
-                let root = try entity(named: entityName).rootName
-                roots[entityName] = (root, try store(forEntity: root))
+            if let current = run, current.entity == entityName {
+                run!.indices.append(index)
+                continue
             }
-            byRoot[roots[entityName]!.root, default: []].append(index)
+            if let current = run { byRoot[current.root, default: []] += current.indices }
+            let root: String
+            if let known = roots[entityName] {
+                root = known
+            } else {
+                root = try entity(named: entityName).rootName
+                roots[entityName] = root
+            }
+            run = (entityName, root, [index])
         }
+        if let current = run { byRoot[current.root, default: []] += current.indices }
         var ids = [ObjectID?](repeating: nil, count: inserted.count)
         for (root, indices) in byRoot {
             let store = try store(forEntity: root)
             let needed = indices.count { inserted[$0].requestedKey == nil }
             var keys = needed > 0 ? try store.allocatePrimaryKeys(rootEntity: root, count: needed)[...] : []
             var requested: Set<Int64> = []
+            let storeIdentifier = store.storeIdentifier
             for index in indices {
                 let key: Int64
                 if let requestedKey = inserted[index].requestedKey {
@@ -441,7 +453,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 } else {
                     key = keys.removeFirst()
                 }
-                ids[index] = ObjectID(entityName: inserted[index].record.objectID.entityName, storeIdentifier: store.storeIdentifier, primaryKey: key)
+                ids[index] = ObjectID(entityName: inserted[index].record.objectID.entityName, storeIdentifier: storeIdentifier, primaryKey: key)
             }
         }
         return ids.map { $0! }
@@ -540,12 +552,13 @@ public final class PersistentStoreCoordinator: Sendable {
         _ changes: Changes, permanentIDs: (map: [ObjectID: ObjectID], inserted: [ObjectID])?
     ) throws(StrataError) -> [(any PersistentStore, StoreChangeset)] {
         let map = permanentIDs?.map ?? [:]
+        let insertedIDs = permanentIDs?.inserted
         func mapped(_ record: StoreRecord) -> StoreRecord {
             map.isEmpty || (record.toOne.isEmpty && record.toMany.isEmpty) ? record : record.mappingIDs { map[$0] ?? $0 }
         }
         func inserted(_ index: Int) -> StoreRecord {
             var record = mapped(changes.inserted[index].record)
-            if let ids = permanentIDs?.inserted { record.objectID = ids[index] }
+            if let insertedIDs { record.objectID = insertedIDs[index] }
             return record
         }
         // One store for every entity: no routing.

@@ -23,6 +23,9 @@ extension SQLiteStore {
             let coveredSet = Set(covered)
             let candidates = changed.filter { coveredSet.contains($0.objectID.entityName) }.sorted { $0.objectID < $1.objectID }
             let table = ownerLayout.table
+            // A table with no rows yet (a first load) has nothing stored to collide with: only
+            // the changeset's own records are compared with each other.
+            let hasStoredRows = try !database.rows("SELECT 1 FROM \(quoted(table.name)) LIMIT 1", []) { _ in true }.isEmpty
             for constraint in owner.uniquenessConstraints {
                 var terms: [String] = []
                 for (position, name) in constraint.enumerated() {
@@ -37,7 +40,7 @@ extension SQLiteStore {
                 var seen: [[SQLValue]: ObjectID] = [:]
                 for record in candidates {
                     guard let key = uniqueKey(record, constraint).map({ normalized($0, constraint, table) }) else { continue }
-                    let stored = try database.rows(sql, key) { row in
+                    let stored = !hasStoredRows ? [] : try database.rows(sql, key) { row in
                         ObjectID(entityName: table.hasEntityColumn ? row.text(1) : table.name, storeIdentifier: storeIdentifier, primaryKey: row.int64(0))
                     }
                     if let other = stored.first(where: { !replaced.contains($0) }) {
