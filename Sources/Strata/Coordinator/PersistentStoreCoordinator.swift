@@ -328,8 +328,12 @@ public final class PersistentStoreCoordinator: Sendable {
               changes.inserted.contains(where: { constrainedEntities.contains($0.record.objectID.entityName) })
                 || changes.updated.contains(where: { constrainedEntities.contains($0.record.objectID.entityName) })
         else { return [] }
+        // Only the records a constraint covers need checking; deletions free their values.
+        var covered = changes
+        covered.inserted.removeAll { !constrainedEntities.contains($0.record.objectID.entityName) }
+        covered.updated.removeAll { !constrainedEntities.contains($0.record.objectID.entityName) }
         var failures: [ValidationFailure] = []
-        for (store, changeset) in try route(changes, permanentIDs: nil) {
+        for (store, changeset) in try route(covered, permanentIDs: nil) {
             failures += store.uniquenessViolations(changeset)
         }
         return failures
