@@ -482,6 +482,12 @@ let librarySchema = try Schema(data: Data("""
         let t3 = try measure { sink &+= try coordinator.stores[0].fetch(StoreFetchRequest(entityNames: ["Record"])).count }
         let t4 = try measure { sink &+= try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Record")).count }
         print("phases: store fetch \(t3) context fetch \(t4)")
+        let updateContext = ManagedObjectContext(coordinator: coordinator)
+        var updated: [ManagedObject] = []
+        let u0 = try measure { updated = try updateContext.fetch(FetchRequest(entityName: "Record", predicate: .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(changed))))))) }
+        let u1 = measure { for object in updated { object["quantity"] = (object["quantity"] as! Int64) + 1 } }
+        let u2 = try measure { try updateContext.save() }
+        print("phases: update fetch \(u0) set \(u1) save \(u2)")
         exit(0)
     }
     results[.insert] = try measure {

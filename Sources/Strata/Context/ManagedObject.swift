@@ -19,29 +19,29 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The entity of this object, with inherited properties resolved.
     public let entity: EntityDescription
     /// The object's identity; temporary until its first save.
-    public internal(set) var objectID: ObjectID
+    public final internal(set) var objectID: ObjectID
     /// The context the object lives in; nil once it was removed from it (reset, undone insert).
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    public final internal(set) weak var managedObjectContext: ManagedObjectContext?
 
     /// True until the object's values are first needed; touching any property loads them.
-    public internal(set) var isFault: Bool
+    public final internal(set) var isFault: Bool
     /// Inserted in its context and not saved yet.
-    public internal(set) var isInserted = false
+    public final internal(set) var isInserted = false
     /// Deleted in its context (or by a merged save) and not saved yet.
-    public internal(set) var isDeleted = false
+    public final internal(set) var isDeleted = false
 
-    var attributeValues: AttributeValues
+    final var attributeValues: AttributeValues
     /// Relationship values, by position in the entity's `relationships`.
-    var relationshipSlots: [RelationshipSlot]
+    final var relationshipSlots: [RelationshipSlot]
     /// The last saved or fetched state; nil for an object never saved.
-    var committed: StoreRecord?
+    final var committed: StoreRecord?
     /// Properties whose value differs from `committed`, by bit (attributes by layout position,
     /// then relationships); not kept for an inserted object, all of whose properties count.
-    var changedMask = PropertyMask()
+    final var changedMask = PropertyMask()
     /// A primary key asked for at insert (imports keep their `@id`).
-    var requestedPrimaryKey: Int64?
+    final var requestedPrimaryKey: Int64?
     /// The order of inserts in the context, so that primary keys follow it.
-    var insertionIndex = 0
+    final var insertionIndex = 0
 
     /// Creates an object for `entity`; contexts call this — use ``init(context:)`` or
     /// ``ManagedObjectContext/insertObject(entityName:)`` to insert one.

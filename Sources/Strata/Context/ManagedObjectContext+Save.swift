@@ -148,15 +148,20 @@ extension ManagedObjectContext {
             failures.append(ValidationFailure(code: code, objectID: object.objectID, key: key, message: message))
         }
         // Most objects pass: the loops below only read values.
-        for validated in entity.validatedAttributes {
-            guard let value = object.attributeValues[position: validated.position] else {
-                if !validated.attribute.isOptional {
-                    fail(.missingValue, validated.attribute.name, "a value is required (the attribute is not optional)")
+        let plan = entity.validatedAttributes
+        for step in plan.indices {
+            let position = plan[step].position
+            if plan[step].hasRules {
+                guard let value = object.attributeValues[position: position] else {
+                    if !plan[step].isOptional { fail(.missingValue, entity.attributes[plan[step].index].name, "a value is required (the attribute is not optional)") }
+                    continue
                 }
-                continue
-            }
-            if validated.hasRules, let violation = AttributeRules.violation(of: value, for: validated.attribute) {
-                fail(violation.code, validated.attribute.name, violation.message)
+                let attribute = entity.attributes[plan[step].index]
+                if let violation = AttributeRules.violation(of: value, for: attribute) {
+                    fail(violation.code, attribute.name, violation.message)
+                }
+            } else if !plan[step].isOptional, object.attributeValues.isNil(at: position) {
+                fail(.missingValue, entity.attributes[plan[step].index].name, "a value is required (the attribute is not optional)")
             }
         }
         for (position, relationship) in entity.relationships.enumerated() {
@@ -198,4 +203,5 @@ extension ManagedObjectContext {
 private func < (lhs: (ObjectID, String), rhs: (ObjectID, String)) -> Bool {
     lhs.0 != rhs.0 ? lhs.0 < rhs.0 : lhs.1 < rhs.1
 }
+
 

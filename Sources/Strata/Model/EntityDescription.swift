@@ -65,11 +65,11 @@ public struct EntityDescription: Sendable, Hashable {
             self.inversePositions = inversePositions ?? Array(repeating: nil, count: relationships.count)
             var validated: [ValidatedAttribute] = []
             let layout = attributeLayout
-            for attribute in attributes where !attribute.isTransient {
+            for (index, attribute) in attributes.enumerated() where !attribute.isTransient {
                 guard let position = layout.position(of: attribute.name), !validated.contains(where: { $0.position == position }) else { continue }
                 let hasRules = (attribute.type == .int16 || attribute.type == .int32) || attribute.minimum != nil || attribute.maximum != nil
                     || attribute.minLength != nil || attribute.maxLength != nil || attribute.regex != nil
-                validated.append(ValidatedAttribute(position: position, attribute: attribute, hasRules: hasRules))
+                validated.append(ValidatedAttribute(position: position, index: index, isOptional: attribute.isOptional, hasRules: hasRules))
             }
             self.validatedAttributes = validated
         }
@@ -185,7 +185,9 @@ public struct EntityDescription: Sendable, Hashable {
     /// any rule beyond being present applies (a range, a length, a pattern).
     package struct ValidatedAttribute: Sendable {
         package let position: Int
-        package let attribute: AttributeDescription
+        /// Its place in ``attributes`` (the description is read only when a rule applies).
+        package let index: Int
+        package let isOptional: Bool
         package let hasRules: Bool
     }
 

@@ -97,6 +97,12 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
         storage.append(value)
     }
 
+    /// Whether the position of ``layout`` has no value (without copying the value).
+    @inlinable
+    package func isNil(at position: Int) -> Bool {
+        storage.withUnsafeBufferPointer { $0[position] == nil }
+    }
+
     /// The value at a position of ``layout``.
     public subscript(position position: Int) -> AttributeValue? {
         @inlinable get { storage[position] }
