@@ -478,7 +478,8 @@ struct BinaryPlistStoreDecoder {
     ) throws(StrataError) -> ObjectID {
         let offset = try reader.offset(of: ref)
         let object = try reader.object(ref, at: offset)
-        let what = "'\(relationship.name)' of \(place.description)"
+        // Built only for an error: this runs for every reference of the file.
+        var what: String { "'\(relationship.name)' of \(place.description)" }
         if case .int(let primaryKey) = object {
             if relationship.destinationIsAbstract {
                 throw corrupt("\(what) refers to '\(relationship.destination)' \(primaryKey), but '\(relationship.destination)' is abstract: a reference to one of its subentities names it ('Entity/p\(primaryKey)')", at: offset)
@@ -525,7 +526,7 @@ struct BinaryPlistStoreDecoder {
     private func checkReferences(in records: [String: [ObjectID: StoreRecord]]) throws(StrataError) {
         func check(_ target: ObjectID, _ source: ObjectID, _ key: String) throws(StrataError) {
             guard target.storeIdentifier == source.storeIdentifier,
-                  records[target.entityName]?[target] == nil,
+                  records[target.entityName]?.index(forKey: target) == nil,
                   !explicitReferences.contains(target)
             else { return }
             throw StrataError(

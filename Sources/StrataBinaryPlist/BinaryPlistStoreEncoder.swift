@@ -277,7 +277,7 @@ struct BinaryPlistStoreEncoder {
         guard target.storeIdentifier == contents.metadata.storeIdentifier else {
             return writer.string(target.uriRepresentation.absoluteString)
         }
-        if target.entityName == relationship.destination, contents.record(target) != nil {
+        if target.entityName == relationship.destination, contents.contains(target) {
             return writer.integer(primaryKey)
         }
         guard let entity = schema.entity(named: target.entityName),

@@ -313,7 +313,7 @@ final class XMLStoreWriter {
                         throw StrataError(.invalidData, "cannot write \(record.objectID).\(relationship.name): it refers to \(member), whose ID is temporary")
                     }
                     if index > 0 { sink.append(UInt8(ascii: " ")) }
-                    if member.storeIdentifier != storeIdentifier || contents.record(member) == nil {
+                    if member.storeIdentifier != storeIdentifier || !contents.contains(member) {
                         // An object no longer in the store: Entity.p12 (XMLStoreLayout).
                         sink.write(escapedAttributeValue(member.entityName))
                         sink.append(UInt8(ascii: "."))

@@ -40,7 +40,7 @@ extension AtomicStore {
         func rootName(_ id: ObjectID) -> String { schema.entity(named: id.entityName)?.rootName ?? id.entityName }
         func isTaken(_ key: Int64, root: String) -> Bool {
             hierarchy(root).contains { entity in
-                next.records[entity]?[ObjectID(entityName: entity, storeIdentifier: base.metadata.storeIdentifier, primaryKey: key)] != nil
+                next.contains(ObjectID(entityName: entity, storeIdentifier: base.metadata.storeIdentifier, primaryKey: key))
             }
         }
 

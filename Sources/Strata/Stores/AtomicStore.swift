@@ -19,6 +19,12 @@ public struct AtomicStoreContents: Sendable {
         records[objectID.entityName]?[objectID]
     }
 
+    /// Whether a record of `objectID` is here; unlike ``record(_:)``, copies no record (writers
+    /// ask this for every reference they write).
+    package func contains(_ objectID: ObjectID) -> Bool {
+        records[objectID.entityName]?.index(forKey: objectID) != nil
+    }
+
     /// Every record, ordered by entity name and then primary key (the order files are written in).
     public var orderedRecords: [StoreRecord] {
         records.keys.sorted().flatMap { entity in

@@ -24,21 +24,28 @@ enum UniquenessChecker {
         for owner in schema.entities where !owner.uniquenessConstraints.isEmpty {
             let covered = schema.entityAndDescendants(of: owner.name).map(\.name)
             guard covered.contains(where: changedEntities.contains) else { continue }
+            // The changed objects of these entities that the contents hold, in ID order: each
+            // is reported against the first object (by ID) with its values, an unchanged one
+            // when there is one, so that a conflict is reported on the changed object.
+            let coveredSet = Set(covered)
+            let changedHere = changedSet.filter { coveredSet.contains($0.entityName) && contents.contains($0) }.sorted()
             for constraint in owner.uniquenessConstraints {
                 var seen: [[UniqueValue]: ObjectID] = [:]
-                var records: [StoreRecord] = []
-                for entity in covered { records += contents.records[entity]?.values ?? [:].values }
-                // Unchanged records first, so a conflict is reported on the changed object.
-                records.sort { lhs, rhs in
-                    let (l, r) = (changedSet.contains(lhs.objectID), changedSet.contains(rhs.objectID))
-                    return l != r ? r : lhs.objectID < rhs.objectID
+                for entity in covered {
+                    guard let records = contents.records[entity] else { continue }
+                    for index in records.indices where !changedSet.contains(records.keys[index]) {
+                        guard let key = key(of: records.values[index], constraint) else { continue }
+                        let id = records.keys[index]
+                        if let other = seen[key], other < id { continue }
+                        seen[key] = id
+                    }
                 }
-                for record in records {
-                    guard let key = key(of: record, constraint) else { continue }
+                for id in changedHere {
+                    guard let key = key(of: contents.records[id.entityName]![id]!, constraint) else { continue }
                     if let other = seen[key] {
-                        if changedSet.contains(record.objectID) { body(record.objectID, other, owner.name, constraint) }
+                        body(id, other, owner.name, constraint)
                     } else {
-                        seen[key] = record.objectID
+                        seen[key] = id
                     }
                 }
             }
