@@ -210,7 +210,7 @@ struct BinaryPlistStoreDecoder {
             throw corrupt("the metadata has a key sequence for '\(root)', an entity the stored model does not have", at: metadataOffset)
         }
         let records = try objects(refs.objects, schema: schema, storeIdentifier: metadata.storeIdentifier)
-        try checkReferences(in: records)
+        try checkReferences(in: records, storeIdentifier: metadata.storeIdentifier)
         return AtomicStoreContents(metadata: metadata, records: records, keySequences: keySequences)
     }
 
@@ -523,10 +523,20 @@ struct BinaryPlistStoreDecoder {
 
     /// Every reference by primary key must name a record in the file; a dangling one means the
     /// file was damaged (the writer names the entity of references it knows to dangle).
-    private func checkReferences(in records: [String: [ObjectID: StoreRecord]]) throws(StrataError) {
+    private func checkReferences(in records: [String: [ObjectID: StoreRecord]], storeIdentifier: String) throws(StrataError) {
+        var keys: [String: RecordKeySet] = [:]
+        for (entity, entityRecords) in records {
+            keys[entity] = RecordKeySet(entityRecords, storeIdentifier: storeIdentifier)
+        }
+        // The last entity looked up: references come in runs of one destination.
+        var last: (entity: String, keys: RecordKeySet?) = ("", nil)
+        func isHeld(_ target: ObjectID) -> Bool {
+            if target.entityName != last.entity { last = (target.entityName, keys[target.entityName]) }
+            return last.keys?.contains(target.primaryKey ?? 0) ?? false
+        }
         func check(_ target: ObjectID, _ source: ObjectID, _ key: String) throws(StrataError) {
             guard target.storeIdentifier == source.storeIdentifier,
-                  records[target.entityName]?.index(forKey: target) == nil,
+                  !isHeld(target),
                   !explicitReferences.contains(target)
             else { return }
             throw StrataError(

@@ -19,6 +19,7 @@ struct BinaryPlistStoreEncoder {
     private var keys: [Int] = []
     private var values: [Int] = []
     private var members: [Int] = []
+    private var recordKeys: [String: RecordKeySet] = [:]
 
     init(writer: BinaryPlistWriter, contents: AtomicStoreContents) throws(StrataError) {
         self.writer = writer
@@ -67,6 +68,14 @@ struct BinaryPlistStoreEncoder {
             }
         }
         return bound
+    }
+
+    /// The keys of an entity's records, made once per entity.
+    private mutating func keys(of entityName: String) -> RecordKeySet {
+        if let keys = recordKeys[entityName] { return keys }
+        let keys = RecordKeySet(contents.records[entityName], storeIdentifier: contents.metadata.storeIdentifier)
+        recordKeys[entityName] = keys
+        return keys
     }
 
     private mutating func name(_ string: String) -> Int {
@@ -131,6 +140,8 @@ struct BinaryPlistStoreEncoder {
             var name: String
             var destination: String
             var key: Int
+            /// The keys of the destination's records in this file.
+            var destinationKeys: RecordKeySet
         }
 
         var attributes: [Attribute] = []
@@ -148,7 +159,9 @@ struct BinaryPlistStoreEncoder {
             plan.attributes.append(EntityPlan.Attribute(name: attribute.name, type: attribute.type, key: name(attribute.name)))
         }
         for relationship in entity.relationships {
-            let planned = EntityPlan.Relationship(name: relationship.name, destination: relationship.destination, key: name(relationship.name))
+            let planned = EntityPlan.Relationship(
+                name: relationship.name, destination: relationship.destination, key: name(relationship.name),
+                destinationKeys: keys(of: relationship.destination))
             if relationship.isToMany { plan.toMany.append(planned) } else { plan.toOne.append(planned) }
         }
         let list = Array(records.values)
@@ -277,7 +290,7 @@ struct BinaryPlistStoreEncoder {
         guard target.storeIdentifier == contents.metadata.storeIdentifier else {
             return writer.string(target.uriRepresentation.absoluteString)
         }
-        if target.entityName == relationship.destination, contents.contains(target) {
+        if target.entityName == relationship.destination, relationship.destinationKeys.contains(primaryKey) {
             return writer.integer(primaryKey)
         }
         guard let entity = schema.entity(named: target.entityName),

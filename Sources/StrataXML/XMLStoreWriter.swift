@@ -53,11 +53,19 @@ final class XMLStoreWriter {
         let (drained, wroteObjects) = try XMLByteSink.with(capacity: Self.bufferSize, drain: { [output] in output.writeThrough($0) }) {
             (sink: inout XMLByteSink) throws(StrataError) -> Bool in
             var wroteObjects = false
+            // The keys of each destination's records, made once per entity.
+            var recordKeys: [String: RecordKeySet] = [:]
+            func keys(of entityName: String) -> RecordKeySet {
+                if let keys = recordKeys[entityName] { return keys }
+                let keys = RecordKeySet(contents.records[entityName], storeIdentifier: storeIdentifier)
+                recordKeys[entityName] = keys
+                return keys
+            }
             for entityName in contents.records.keys.sorted() {
                 guard let entity = schema.entity(named: entityName) else {
                     throw StrataError(.invalidData, "cannot write objects of entity '\(entityName)': the store's model '\(schema.name)' has no such entity")
                 }
-                let plan = EntityPlan(entity)
+                let plan = EntityPlan(entity, destinationKeys: keys(of:))
                 let records = contents.records[entityName]!
                 for (key, index) in try Self.keyOrder(records) {
                     try appendObject(records.values[index], key: key, plan: plan, storeIdentifier: storeIdentifier, contents: contents, to: &sink)
@@ -182,6 +190,9 @@ final class XMLStoreWriter {
             var name: String
             var isToMany: Bool
             var isOrdered: Bool
+            var destination: String
+            /// The keys of the destination's records in the file.
+            var destinationKeys: RecordKeySet
             /// `    <relationship name="tags" type="0/0" destination="Tag"`
             var open: Range<Int>
         }
@@ -209,7 +220,7 @@ final class XMLStoreWriter {
         @exclusivity(unchecked) private(set) var mappedPositions: [Int] = []
         @exclusivity(unchecked) private(set) var mappedUnknown: [Int] = []
 
-        init(_ entity: EntityDescription) {
+        init(_ entity: EntityDescription, destinationKeys: (String) -> RecordKeySet) {
             self.entity = entity
             var text: [UInt8] = []
             func add(_ piece: String) -> Range<Int> {
@@ -235,6 +246,7 @@ final class XMLStoreWriter {
                     : (relationship.isOptional ? "0/1" : "1/1")
                 return Relationship(
                     name: relationship.name, isToMany: relationship.isToMany, isOrdered: relationship.isOrdered,
+                    destination: relationship.destination, destinationKeys: destinationKeys(relationship.destination),
                     open: add("    <relationship name=\"\(escapedAttributeValue(relationship.name))\" type=\"\(type)\" destination=\"\(escapedAttributeValue(relationship.destination))\""))
             }
             self.text = .allocate(byteCount: text.count, alignment: 1)
@@ -313,7 +325,9 @@ final class XMLStoreWriter {
                         throw StrataError(.invalidData, "cannot write \(record.objectID).\(relationship.name): it refers to \(member), whose ID is temporary")
                     }
                     if index > 0 { sink.append(UInt8(ascii: " ")) }
-                    if member.storeIdentifier != storeIdentifier || !contents.contains(member) {
+                    let held = member.entityName == relationship.destination
+                        ? relationship.destinationKeys.contains(memberKey) : contents.contains(member)
+                    if member.storeIdentifier != storeIdentifier || !held {
                         // An object no longer in the store: Entity.p12 (XMLStoreLayout).
                         sink.write(escapedAttributeValue(member.entityName))
                         sink.append(UInt8(ascii: "."))

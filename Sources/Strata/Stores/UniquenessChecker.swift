@@ -20,19 +20,21 @@ enum UniquenessChecker {
         _ body: (_ id: ObjectID, _ other: ObjectID, _ owner: String, _ constraint: [String]) -> Void
     ) {
         let changedSet = Set(changed)
-        let changedEntities = Set(changed.map(\.entityName))
+        // The changed objects the contents hold, by entity.
+        var changedByEntity: [String: [ObjectID]] = [:]
+        for id in changedSet where contents.contains(id) { changedByEntity[id.entityName, default: []].append(id) }
         for owner in schema.entities where !owner.uniquenessConstraints.isEmpty {
             let covered = schema.entityAndDescendants(of: owner.name).map(\.name)
-            guard covered.contains(where: changedEntities.contains) else { continue }
-            // The changed objects of these entities that the contents hold, in ID order: each
-            // is reported against the first object (by ID) with its values, an unchanged one
-            // when there is one, so that a conflict is reported on the changed object.
-            let coveredSet = Set(covered)
-            let changedHere = changedSet.filter { coveredSet.contains($0.entityName) && contents.contains($0) }.sorted()
+            // The changed objects of these entities in ID order: each is reported against the
+            // first object (by ID) with its values, an unchanged one when there is one, so that
+            // a conflict is reported on the changed object.
+            let changedHere = covered.flatMap { changedByEntity[$0] ?? [] }.sorted()
+            guard !changedHere.isEmpty else { continue }
             for constraint in owner.uniquenessConstraints {
                 var seen: [[UniqueValue]: ObjectID] = [:]
                 for entity in covered {
-                    guard let records = contents.records[entity] else { continue }
+                    // An entity whose every record changed has none to read first.
+                    guard let records = contents.records[entity], records.count != changedByEntity[entity]?.count else { continue }
                     for index in records.indices where !changedSet.contains(records.keys[index]) {
                         guard let key = key(of: records.values[index], constraint) else { continue }
                         let id = records.keys[index]
@@ -40,6 +42,7 @@ enum UniquenessChecker {
                         seen[key] = id
                     }
                 }
+                seen.reserveCapacity(seen.count + changedHere.count)
                 for id in changedHere {
                     guard let key = key(of: contents.records[id.entityName]![id]!, constraint) else { continue }
                     if let other = seen[key] {
