@@ -237,6 +237,8 @@ struct BinaryPlistStoreDecoder {
         var name: String
         var destination: String
         var destinationIsAbstract: Bool
+        /// Where references by primary key through it are noted (see ``referencedKeys``).
+        var keysSlot = 0
     }
 
     /// How to read one entity's records: its keys by name and, once seen, by the object number of
@@ -318,6 +320,9 @@ struct BinaryPlistStoreDecoder {
         path.append(ref)
         defer { path.removeLast() }
         var plan = EntityPlan(entity, schema: schema)
+        for index in plan.relationships.indices {
+            plan.relationships[index].keysSlot = keysSlot(of: plan.relationships[index].destination)
+        }
         var result: [ObjectID: StoreRecord] = [:]
         result.reserveCapacity(array.count)
         for index in 0..<array.count {
@@ -484,6 +489,7 @@ struct BinaryPlistStoreDecoder {
             if relationship.destinationIsAbstract {
                 throw corrupt("\(what) refers to '\(relationship.destination)' \(primaryKey), but '\(relationship.destination)' is abstract: a reference to one of its subentities names it ('Entity/p\(primaryKey)')", at: offset)
             }
+            referencedKeys[relationship.keysSlot].append(primaryKey)
             return ObjectID(entityName: relationship.destination, storeIdentifier: storeIdentifier, primaryKey: primaryKey)
         }
         guard let text = try reader.string(object, at: offset) else {
@@ -518,25 +524,39 @@ struct BinaryPlistStoreDecoder {
     }
 
     /// Same-store references written with their entity named: the only ones that may name an
-    /// object the file does not hold (see ``checkReferences(in:)``).
+    /// object the file does not hold (see ``checkReferences(in:storeIdentifier:)``).
     private var explicitReferences: Set<ObjectID> = []
+
+    /// The destinations of references by primary key, and the keys referred to in each (an
+    /// index into both is a relationship's ``RelationshipInfo/keysSlot``): checked once every
+    /// record is read, without walking the records again.
+    private var referencedEntities: [String] = []
+    private var referencedKeys: [[Int64]] = []
+
+    private mutating func keysSlot(of destination: String) -> Int {
+        if let slot = referencedEntities.firstIndex(of: destination) { return slot }
+        referencedEntities.append(destination)
+        referencedKeys.append([])
+        return referencedEntities.count - 1
+    }
 
     /// Every reference by primary key must name a record in the file; a dangling one means the
     /// file was damaged (the writer names the entity of references it knows to dangle).
     private func checkReferences(in records: [String: [ObjectID: StoreRecord]], storeIdentifier: String) throws(StrataError) {
-        var keys: [String: RecordKeySet] = [:]
-        for (entity, entityRecords) in records {
-            keys[entity] = RecordKeySet(entityRecords, storeIdentifier: storeIdentifier)
+        for (slot, destination) in referencedEntities.enumerated() {
+            let keys = RecordKeySet(records[destination], storeIdentifier: storeIdentifier)
+            for key in referencedKeys[slot] where !keys.contains(key) {
+                let target = ObjectID(entityName: destination, storeIdentifier: storeIdentifier, primaryKey: key)
+                if !explicitReferences.contains(target) { try throwDanglingReference(in: records) }
+            }
         }
-        // The last entity looked up: references come in runs of one destination.
-        var last: (entity: String, keys: RecordKeySet?) = ("", nil)
-        func isHeld(_ target: ObjectID) -> Bool {
-            if target.entityName != last.entity { last = (target.entityName, keys[target.entityName]) }
-            return last.keys?.contains(target.primaryKey ?? 0) ?? false
-        }
+    }
+
+    /// Finds a dangling reference by walking every record, and throws naming where it is.
+    private func throwDanglingReference(in records: [String: [ObjectID: StoreRecord]]) throws(StrataError) {
         func check(_ target: ObjectID, _ source: ObjectID, _ key: String) throws(StrataError) {
             guard target.storeIdentifier == source.storeIdentifier,
-                  !isHeld(target),
+                  records[target.entityName]?.index(forKey: target) == nil,
                   !explicitReferences.contains(target)
             else { return }
             throw StrataError(
@@ -552,5 +572,6 @@ struct BinaryPlistStoreDecoder {
                 }
             }
         }
+        throw StrataError(.corruptStore, "a reference names an object that is not in the file: a dangling reference", file: reader.file)
     }
 }

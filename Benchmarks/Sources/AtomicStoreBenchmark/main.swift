@@ -4,7 +4,7 @@
 // `strata load` and every later open of the store pay.
 //
 //     swift run -c release AtomicStoreBenchmark [--books N] [--runs R] [--only binary|xml]
-//         [--phase encode|save|decode|open] [--keep DIR]
+//         [--phase encode|save|decode|open] [--keep DIR] [--from DIR]
 //
 // The schema is Benchmarks/Data/Library.json (LIBRARY_SCHEMA overrides the path). For each
 // store type it times, best of R, wall and CPU:
@@ -15,7 +15,8 @@
 // - open: a coordinator's `addStore` on the saved file (read, check, publish);
 // and the peak resident memory each step added (VmHWM, reset through /proc/self/clear_refs).
 // `--phase` repeats one step (for perf); `--keep` copies the store files into DIR (to time
-// Python's plistlib and ElementTree on the same files).
+// Python's plistlib and ElementTree on the same files); `--from` decodes and opens the files
+// `--keep` kept instead of making new ones.
 
 import Foundation
 import Strata
@@ -31,7 +32,7 @@ var options: [String: String] = [:]
 do {
     var arguments = CommandLine.arguments.dropFirst()
     while let flag = arguments.popFirst() {
-        guard flag.hasPrefix("--"), let value = arguments.popFirst() else { fail("usage: [--books N] [--runs R] [--only binary|xml] [--phase encode|save|decode|open] [--keep DIR]") }
+        guard flag.hasPrefix("--"), let value = arguments.popFirst() else { fail("usage: [--books N] [--runs R] [--only binary|xml] [--phase encode|save|decode|open] [--keep DIR] [--from DIR]") }
         options[String(flag.dropFirst(2))] = value
     }
 }
@@ -211,23 +212,31 @@ for kind in kinds {
     var objects = 0
     do {
         for run in 0..<runs {
-            try? FileManager.default.removeItem(at: url)
-            let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: types)
-            let store = try coordinator.addStore(StoreDescription(type: type, url: url))
-            let records = try libraryRecords(coordinator)
-            objects = records.count
-            if phase == nil || phase == "save" {
-                try save.add { _ = try store.save(StoreChangeset(inserted: records), beforeCommit: {}) }
-            } else if run == 0 {
-                _ = try store.save(StoreChangeset(inserted: records), beforeCommit: {})
+            if let from = options["from"] {
+                // A file kept by --keep: only decode and open are measured.
+                if run == 0 {
+                    try FileManager.default.copyItem(at: URL(fileURLWithPath: from).appendingPathComponent(url.lastPathComponent), to: url)
+                    objects = try format.read(from: url).recordCount
+                }
+            } else {
+                try? FileManager.default.removeItem(at: url)
+                let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: types)
+                let store = try coordinator.addStore(StoreDescription(type: type, url: url))
+                let records = try libraryRecords(coordinator)
+                objects = records.count
+                if phase == nil || phase == "save" {
+                    try save.add { _ = try store.save(StoreChangeset(inserted: records), beforeCommit: {}) }
+                } else if run == 0 {
+                    _ = try store.save(StoreChangeset(inserted: records), beforeCommit: {})
+                }
+                if phase == nil || phase == "encode" {
+                    let contents = (store as! AtomicStore).snapshot
+                    let scratch = directory.appendingPathComponent("scratch")
+                    try encode.add { try format.write(contents, to: scratch) }
+                    try? FileManager.default.removeItem(at: scratch)
+                }
+                coordinator.removeStore(store)
             }
-            if phase == nil || phase == "encode" {
-                let contents = (store as! AtomicStore).snapshot
-                let scratch = directory.appendingPathComponent("scratch")
-                try encode.add { try format.write(contents, to: scratch) }
-                try? FileManager.default.removeItem(at: scratch)
-            }
-            coordinator.removeStore(store)
             if phase == nil || phase == "decode" {
                 var read: AtomicStoreContents?
                 try decode.add { read = try format.read(from: url) }
