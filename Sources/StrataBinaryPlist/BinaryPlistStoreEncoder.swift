@@ -164,20 +164,13 @@ struct BinaryPlistStoreEncoder {
                 destinationKeys: keys(of: relationship.destination))
             if relationship.isToMany { plan.toMany.append(planned) } else { plan.toOne.append(planned) }
         }
-        let list = Array(records.values)
-        var primaryKeys: [Int64] = []
-        primaryKeys.reserveCapacity(list.count)
-        for record in list {
-            guard let key = record.objectID.primaryKey else {
-                throw StrataError(.invalidData, "cannot write \(record.objectID): a store keeps only objects with permanent IDs")
-            }
-            primaryKeys.append(key)
+        let order = try AtomicStoreContents.keyOrder(records) {
+            StrataError(.invalidData, "cannot write \($0): a store keeps only objects with permanent IDs")
         }
-        let order = list.indices.sorted { primaryKeys[$0] < primaryKeys[$1] }
         var refs: [Int] = []
-        refs.reserveCapacity(list.count)
-        for index in order {
-            refs.append(try encode(list[index], primaryKey: primaryKeys[index], plan))
+        refs.reserveCapacity(order.count)
+        for (key, index) in order {
+            refs.append(try encode(records.values[index], primaryKey: key, plan))
         }
         return writer.array(refs)
     }

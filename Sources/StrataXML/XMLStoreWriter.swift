@@ -67,7 +67,8 @@ final class XMLStoreWriter {
                 }
                 let plan = EntityPlan(entity, destinationKeys: keys(of:))
                 let records = contents.records[entityName]!
-                for (key, index) in try Self.keyOrder(records) {
+                let order = try AtomicStoreContents.keyOrder(records) { StrataError(.invalidData, "cannot write \($0): its ID is temporary") }
+                for (key, index) in order {
                     try appendObject(records.values[index], key: key, plan: plan, storeIdentifier: storeIdentifier, contents: contents, to: &sink)
                     wroteObjects = true
                     // The file cannot be written: stop serializing (the caller throws).
@@ -86,43 +87,6 @@ final class XMLStoreWriter {
         try check(xmlTextWriterEndDocument(writer), "the end of the document")
         try check(xmlTextWriterFlush(writer), "the document")
         try output.finish()
-    }
-
-    /// The records' positions ordered by primary key (moving the records themselves costs).
-    /// Keys that fill most of their range are placed by key, others sorted.
-    private static func keyOrder(_ records: [ObjectID: StoreRecord]) throws(StrataError) -> [(key: Int64, index: Dictionary<ObjectID, StoreRecord>.Index)] {
-        var order: [(key: Int64, index: Dictionary<ObjectID, StoreRecord>.Index)] = []
-        order.reserveCapacity(records.count)
-        var lowest = Int64.max
-        var highest = Int64.min
-        for index in records.indices {
-            guard let key = records.keys[index].primaryKey else {
-                throw StrataError(.invalidData, "cannot write \(records.keys[index]): its ID is temporary")
-            }
-            lowest = min(lowest, key)
-            highest = max(highest, key)
-            order.append((key, index))
-        }
-        let (span, overflow) = highest.subtractingReportingOverflow(lowest)
-        guard !order.isEmpty, !overflow, span < 2 * Int64(order.count) else {
-            order.sort { $0.key < $1.key }
-            return order
-        }
-        // Keys from a store are dense: put each position at its key's offset.
-        var slots = [Int32](repeating: -1, count: Int(span) + 1)
-        for (position, entry) in order.enumerated() {
-            let slot = Int(entry.key &- lowest)
-            guard slots[slot] < 0 else {
-                // Two IDs with one key (from two stores): sort, as for any other keys.
-                order.sort { $0.key < $1.key }
-                return order
-            }
-            slots[slot] = Int32(position)
-        }
-        var placed = order
-        placed.removeAll(keepingCapacity: true)
-        for slot in slots where slot >= 0 { placed.append(order[Int(slot)]) }
-        return placed
     }
 
     // MARK: - Database info and metadata

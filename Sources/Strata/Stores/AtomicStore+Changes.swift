@@ -116,6 +116,14 @@ extension AtomicStore {
                 failures: conflicts)
         }
         var checked: [ObjectID] = changes.updated.map { reassigned[$0.objectID] ?? $0.objectID }
+        checked.reserveCapacity(checked.count + changes.inserted.count)
+        versions.reserveCapacity(changes.updated.count + changes.inserted.count)
+        // Room for the new records, so that a large save does not grow the tables step by step.
+        var insertedCounts: [String: Int] = [:]
+        for record in changes.inserted { insertedCounts[record.objectID.entityName, default: 0] += 1 }
+        for (entity, count) in insertedCounts {
+            next.records[entity, default: [:]].reserveCapacity((next.records[entity]?.count ?? 0) + count)
+        }
         for inserted in changes.inserted {
             var record = remap(inserted)
             let id = record.objectID

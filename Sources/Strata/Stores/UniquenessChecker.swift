@@ -19,18 +19,25 @@ enum UniquenessChecker {
         in contents: AtomicStoreContents, schema: Schema, checking changed: [ObjectID],
         _ body: (_ id: ObjectID, _ other: ObjectID, _ owner: String, _ constraint: [String]) -> Void
     ) {
-        let changedSet = Set(changed)
-        // The changed objects the contents hold, by entity.
+        let changedEntities = Set(changed.map(\.entityName))
+        // The changed objects the contents hold, by entity: made only when there are
+        // duplicates (a save of objects that break no constraint never needs them).
+        var changedSet: Set<ObjectID> = []
         var changedByEntity: [String: [ObjectID]] = [:]
-        for id in changedSet where contents.contains(id) { changedByEntity[id.entityName, default: []].append(id) }
+        var grouped = false
         for owner in schema.entities where !owner.uniquenessConstraints.isEmpty {
             let covered = schema.entityAndDescendants(of: owner.name).map(\.name)
-            // The changed objects of these entities in ID order: each is reported against the
-            // first object (by ID) with its values, an unchanged one when there is one, so that
-            // a conflict is reported on the changed object.
-            let changedHere = covered.flatMap { changedByEntity[$0] ?? [] }.sorted()
-            guard !changedHere.isEmpty else { continue }
-            for constraint in owner.uniquenessConstraints {
+            guard covered.contains(where: changedEntities.contains) else { continue }
+            for constraint in owner.uniquenessConstraints where hasDuplicates(in: contents, covered, constraint) {
+                if !grouped {
+                    changedSet = Set(changed)
+                    for id in changedSet where contents.contains(id) { changedByEntity[id.entityName, default: []].append(id) }
+                    grouped = true
+                }
+                // The changed objects of these entities in ID order: each is reported against
+                // the first object (by ID) with its values, an unchanged one when there is
+                // one, so that a conflict is reported on the changed object.
+                let changedHere = covered.flatMap { changedByEntity[$0] ?? [] }.sorted()
                 var seen: [[UniqueValue]: ObjectID] = [:]
                 for entity in covered {
                     // An entity whose every record changed has none to read first.
@@ -53,6 +60,38 @@ enum UniquenessChecker {
                 }
             }
         }
+    }
+
+    /// Whether two records of `entities` have the same values under `constraint` (changed or
+    /// not): one pass with no sorting, to skip the exact search when there are none.
+    private static func hasDuplicates(in contents: AtomicStoreContents, _ entities: [String], _ constraint: [String]) -> Bool {
+        let count = entities.reduce(0) { $0 + (contents.records[$1]?.count ?? 0) }
+        if constraint.count == 1 {
+            // One value per record: no array of values to make for each.
+            let name = constraint[0]
+            var seen = Set<UniqueValue>(minimumCapacity: count)
+            for entity in entities {
+                for record in contents.records[entity]?.values ?? [:].values {
+                    let value: UniqueValue
+                    if let attribute = record.attributes[name] {
+                        value = .attribute(attribute)
+                    } else if let id = record.toOne[name] {
+                        value = .object(id)
+                    } else {
+                        continue
+                    }
+                    if !seen.insert(value).inserted { return true }
+                }
+            }
+            return false
+        }
+        var seen = Set<[UniqueValue]>(minimumCapacity: count)
+        for entity in entities {
+            for record in contents.records[entity]?.values ?? [:].values {
+                if let key = key(of: record, constraint), !seen.insert(key).inserted { return true }
+            }
+        }
+        return false
     }
 
     static func failure(_ id: ObjectID, _ other: ObjectID, _ constraint: [String]) -> ValidationFailure {
