@@ -9,8 +9,9 @@
 // The schema is Benchmarks/Data/Library.json (LIBRARY_SCHEMA overrides the path). For each
 // store type it times, best of R, wall and CPU:
 // - encode: the format's `write` alone (encode and write a file, no fsync);
-// - save: `AtomicStore.save` of every record as inserts into a new, empty store (applying the
-//   changeset, the uniqueness check, encode, write, fsync, rename);
+// - save: what a context's save of every record (as inserts into a new, empty store) asks of
+//   the store: `uniquenessViolations`, then `save` (applying the changeset, the uniqueness
+//   check, encode, write, fsync, rename);
 // - decode: the format's `read` alone;
 // - open: a coordinator's `addStore` on the saved file (read, check, publish);
 // and the peak resident memory each step added (VmHWM, reset through /proc/self/clear_refs).
@@ -224,10 +225,16 @@ for kind in kinds {
                 let store = try coordinator.addStore(StoreDescription(type: type, url: url))
                 let records = try libraryRecords(coordinator)
                 objects = records.count
+                // What a context's save asks of the store: the uniqueness check, then the save.
+                func checkAndSave() throws {
+                    let changes = StoreChangeset(inserted: records)
+                    guard store.uniquenessViolations(changes).isEmpty else { fail("the library breaks a uniqueness constraint") }
+                    _ = try store.save(changes, beforeCommit: {})
+                }
                 if phase == nil || phase == "save" {
-                    try save.add { _ = try store.save(StoreChangeset(inserted: records), beforeCommit: {}) }
+                    try save.add(checkAndSave)
                 } else if run == 0 {
-                    _ = try store.save(StoreChangeset(inserted: records), beforeCommit: {})
+                    try checkAndSave()
                 }
                 if phase == nil || phase == "encode" {
                     let contents = (store as! AtomicStore).snapshot

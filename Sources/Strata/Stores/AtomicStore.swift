@@ -311,13 +311,7 @@ public final class AtomicStore: PersistentStore {
     }
 
     public func uniquenessViolations(_ changes: StoreChangeset) -> [ValidationFailure] {
-        var next = snapshot
-        for (id, _) in changes.deleted { next.records[id.entityName]?[id] = nil }
-        for record in changes.updated + changes.inserted {
-            next.records[record.objectID.entityName, default: [:]][record.objectID] = record
-        }
-        return UniquenessChecker.violations(
-            in: next, schema: schema, checking: changes.inserted.map(\.objectID) + changes.updated.map(\.objectID))
+        UniquenessChecker.violations(of: changes, in: snapshot, schema: schema)
     }
 
     public func setCustomMetadata(_ custom: [String: String]) throws(StrataError) {

@@ -65,33 +65,79 @@ enum UniquenessChecker {
     /// Whether two records of `entities` have the same values under `constraint` (changed or
     /// not): one pass with no sorting, to skip the exact search when there are none.
     private static func hasDuplicates(in contents: AtomicStoreContents, _ entities: [String], _ constraint: [String]) -> Bool {
-        let count = entities.reduce(0) { $0 + (contents.records[$1]?.count ?? 0) }
-        if constraint.count == 1 {
-            // One value per record: no array of values to make for each.
-            let name = constraint[0]
-            var seen = Set<UniqueValue>(minimumCapacity: count)
-            for entity in entities {
-                for record in contents.records[entity]?.values ?? [:].values {
-                    let value: UniqueValue
-                    if let attribute = record.attributes[name] {
-                        value = .attribute(attribute)
-                    } else if let id = record.toOne[name] {
-                        value = .object(id)
-                    } else {
-                        continue
-                    }
-                    if !seen.insert(value).inserted { return true }
+        var probe = DuplicateProbe(constraint, capacity: entities.reduce(0) { $0 + (contents.records[$1]?.count ?? 0) })
+        for entity in entities {
+            for record in contents.records[entity]?.values ?? [:].values where probe.isDuplicate(record) { return true }
+        }
+        return false
+    }
+
+    /// Records' values under one constraint, to find whether two have the same.
+    private struct DuplicateProbe {
+        let constraint: [String]
+        /// One value per record: no array of values to make for each.
+        var single: Set<UniqueValue> = []
+        var several: Set<[UniqueValue]> = []
+
+        init(_ constraint: [String], capacity: Int) {
+            self.constraint = constraint
+            if constraint.count == 1 { single.reserveCapacity(capacity) } else { several.reserveCapacity(capacity) }
+        }
+
+        /// Whether a record seen before has the values of `record` (nil values never conflict).
+        mutating func isDuplicate(_ record: StoreRecord) -> Bool {
+            guard constraint.count == 1 else {
+                guard let key = UniquenessChecker.key(of: record, constraint) else { return false }
+                return !several.insert(key).inserted
+            }
+            if let attribute = record.attributes[constraint[0]] { return !single.insert(.attribute(attribute)).inserted }
+            if let id = record.toOne[constraint[0]] { return !single.insert(.object(id)).inserted }
+            return false
+        }
+    }
+
+    /// The violations a save of `changes` into `contents` would bring, as
+    /// ``violations(in:schema:checking:)`` finds them in the contents after the save, without
+    /// making those contents unless some records have the same values: a save that breaks no
+    /// constraint (nearly every one) reads each record of the constrained entities once.
+    static func violations(of changes: StoreChangeset, in contents: AtomicStoreContents, schema: Schema) -> [ValidationFailure] {
+        let changedEntities = Set(changes.inserted.map(\.objectID.entityName) + changes.updated.map(\.objectID.entityName))
+        // The stored records the save replaces or removes, made only when it has any.
+        var replaced: Set<ObjectID>?
+        func isReplaced(_ id: ObjectID) -> Bool {
+            if replaced == nil {
+                replaced = Set(changes.inserted.map(\.objectID) + changes.updated.map(\.objectID) + changes.deleted.map(\.objectID))
+            }
+            return replaced!.contains(id)
+        }
+        func hasDuplicates(_ covered: [String], _ constraint: [String]) -> Bool {
+            let coveredSet = Set(covered)
+            var probe = DuplicateProbe(constraint, capacity: covered.reduce(changes.inserted.count) { $0 + (contents.records[$1]?.count ?? 0) })
+            for entity in covered {
+                for record in contents.records[entity]?.values ?? [:].values where !isReplaced(record.objectID) {
+                    if probe.isDuplicate(record) { return true }
+                }
+            }
+            for records in [changes.updated, changes.inserted] {
+                for record in records where coveredSet.contains(record.objectID.entityName) {
+                    if probe.isDuplicate(record) { return true }
                 }
             }
             return false
         }
-        var seen = Set<[UniqueValue]>(minimumCapacity: count)
-        for entity in entities {
-            for record in contents.records[entity]?.values ?? [:].values {
-                if let key = key(of: record, constraint), !seen.insert(key).inserted { return true }
-            }
+        let any = schema.entities.contains { owner in
+            guard !owner.uniquenessConstraints.isEmpty else { return false }
+            let covered = schema.entityAndDescendants(of: owner.name).map(\.name)
+            return covered.contains(where: changedEntities.contains)
+                && owner.uniquenessConstraints.contains { hasDuplicates(covered, $0) }
         }
-        return false
+        guard any else { return [] }
+        var next = contents
+        for (id, _) in changes.deleted { next.records[id.entityName]?[id] = nil }
+        for record in changes.updated + changes.inserted {
+            next.records[record.objectID.entityName, default: [:]][record.objectID] = record
+        }
+        return violations(in: next, schema: schema, checking: changes.inserted.map(\.objectID) + changes.updated.map(\.objectID))
     }
 
     static func failure(_ id: ObjectID, _ other: ObjectID, _ constraint: [String]) -> ValidationFailure {

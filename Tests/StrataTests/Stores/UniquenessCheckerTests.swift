@@ -80,4 +80,37 @@ struct UniquenessCheckerTests {
         #expect(reports == [])
         #expect(Self.reports(contents, changed: [2]) == ["2 1 Item.code", "2 1 Item.shelf+slot"])
     }
+
+    /// `violations(of:in:schema:)` as "object key: message" for a save of `changes` into items.
+    static func saveViolations(_ items: [(String, Int64, Int64?)], _ changes: StoreChangeset) -> [String] {
+        UniquenessChecker.violations(of: changes, in: contents(items), schema: schema).map {
+            "\($0.objectID.primaryKey!) \($0.key ?? ""): \($0.message)"
+        }
+    }
+
+    static func item(_ key: Int64, _ code: String, _ shelf: Int64 = 9, _ slot: Int64? = nil) -> StoreRecord {
+        var values: AttributeValues = ["code": .string(code), "shelf": .integer(shelf)]
+        if let slot { values["slot"] = .integer(slot) }
+        return StoreRecord(objectID: id(key), attributes: values)
+    }
+
+    @Test func aSaveIsCheckedAgainstWhatItLeavesStored() {
+        let stored: [(String, Int64, Int64?)] = [("a", 1, 1), ("b", 1, 2)]
+        #expect(Self.saveViolations(stored, StoreChangeset(inserted: [Self.item(3, "c"), Self.item(4, "d")])) == [])
+        #expect(Self.saveViolations(stored, StoreChangeset(inserted: [Self.item(3, "a")]))
+            == ["3 code: 'code' must be unique, and Item/p1 has the same value"])
+        #expect(Self.saveViolations(stored, StoreChangeset(updated: [Self.item(2, "a", 1, 1)]))
+            == ["2 code: 'code' must be unique, and Item/p1 has the same value", "2 shelf,slot: (shelf, slot) must be unique together, and Item/p1 has the same value"])
+        // A deleted object's values are free again; an updated one's old values too.
+        #expect(Self.saveViolations(stored, StoreChangeset(inserted: [Self.item(3, "a")], deleted: [(Self.id(1), 0)])) == [])
+        #expect(Self.saveViolations(stored, StoreChangeset(inserted: [Self.item(3, "a")], updated: [Self.item(1, "z")])) == [])
+        // An inserted record under a stored key replaces the stored one.
+        #expect(Self.saveViolations(stored, StoreChangeset(inserted: [Self.item(1, "b")]))
+            == ["1 code: 'code' must be unique, and Item/p2 has the same value"])
+        // Two new objects with one value: the second is reported.
+        #expect(Self.saveViolations(stored, StoreChangeset(inserted: [Self.item(5, "q"), Self.item(4, "q")]))
+            == ["5 code: 'code' must be unique, and Item/p4 has the same value"])
+        // Stored duplicates are not this save's.
+        #expect(Self.saveViolations([("a", 1, 1), ("a", 1, 1)], StoreChangeset(inserted: [Self.item(3, "c")])) == [])
+    }
 }
