@@ -137,7 +137,11 @@ extension AtomicStore {
                 next.keySequences[root] = key
             }
         }
-        let violations = UniquenessChecker.violations(in: next, schema: schema, checking: checked)
+        // Without reassigned keys, `next` holds what `changes` leaves of `base`, which the
+        // checker reads without the copy of every record a search of `next` makes.
+        let violations = reassigned.isEmpty
+            ? UniquenessChecker.violations(of: changes, in: base, schema: schema)
+            : UniquenessChecker.violations(in: next, schema: schema, checking: checked)
         if !violations.isEmpty {
             throw StrataError(.validationFailed, "the save would break a uniqueness constraint\(rebasing ? " (with objects another process saved)" : "")", failures: violations)
         }

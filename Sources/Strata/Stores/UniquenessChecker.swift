@@ -119,8 +119,9 @@ enum UniquenessChecker {
                 }
             }
             for records in [changes.updated, changes.inserted] {
-                for record in records where coveredSet.contains(record.objectID.entityName) {
-                    if probe.isDuplicate(record) { return true }
+                // By index: the records are read in place, not copied.
+                for index in records.indices where coveredSet.contains(records[index].objectID.entityName) {
+                    if probe.isDuplicate(records[index]) { return true }
                 }
             }
             return false
