@@ -336,16 +336,33 @@ struct BinaryPlistReader {
     }
 
     /// The big-endian UTF-16 in `range` transcoded straight into a string's UTF-8 (a generic
-    /// `String(validating:as:)` costs several times more); nil for an unpaired surrogate.
+    /// `String(validating:as:)` costs several times more); nil for an unpaired surrogate. An
+    /// unpaired surrogate is counted as three bytes, more than the writing stops at.
     private func utf8String(fromUTF16 range: Range<Int>) -> String? {
         let count = range.count / 2
         guard count > 0 else { return "" }
         func unit(_ index: Int) -> UInt32 {
             UInt32(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: range.lowerBound + 2 * index, as: UInt16.self)))
         }
+        // The UTF-8 length first, so that the string takes no more memory than it needs.
+        var length = 0
+        var position = 0
+        while position < count {
+            let code = unit(position)
+            position += 1
+            if code < 0x80 {
+                length += 1
+            } else if code < 0x800 {
+                length += 2
+            } else if (0xD800..<0xDC00).contains(code), position < count, (0xDC00..<0xE000).contains(unit(position)) {
+                length += 4
+                position += 1
+            } else {
+                length += 3
+            }
+        }
         var valid = true
-        // At most three UTF-8 bytes per unit (a surrogate pair's two units make four).
-        let string = String(unsafeUninitializedCapacity: 3 * count) { utf8 in
+        let string = String(unsafeUninitializedCapacity: length) { utf8 in
             var written = 0
             var index = 0
             while index < count {
