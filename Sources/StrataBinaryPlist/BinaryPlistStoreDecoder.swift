@@ -221,7 +221,8 @@ struct BinaryPlistStoreDecoder {
         enum Kind {
             case primaryKey
             case version
-            case attribute(AttributeType)
+            /// The type, and the position in the entity's `AttributeValues.Layout`.
+            case attribute(AttributeType, position: Int)
             /// An index into ``EntityPlan/relationships``.
             case toOne(Int)
             case toMany(Int)
@@ -248,7 +249,23 @@ struct BinaryPlistStoreDecoder {
         var names: [String] = [Layout.RecordKey.primaryKey, Layout.RecordKey.version]
         var relationships: [RelationshipInfo] = []
         var slots: [String: Slot] = [:]
+        /// Slots by the object number of their key string: in an array for the small numbers
+        /// writers give key strings (written first), in a dictionary beyond.
+        var slotsBySmallRef: [Slot?] = []
         var slotsByRef: [Int: Slot] = [:]
+
+        func slot(forKeyRef ref: Int) -> Slot? {
+            ref < slotsBySmallRef.count ? slotsBySmallRef[ref] : slotsByRef[ref]
+        }
+
+        mutating func remember(_ slot: Slot, forKeyRef ref: Int) {
+            guard ref < 4096 else {
+                slotsByRef[ref] = slot
+                return
+            }
+            if ref >= slotsBySmallRef.count { slotsBySmallRef += Array(repeating: nil, count: ref + 1 - slotsBySmallRef.count) }
+            slotsBySmallRef[ref] = slot
+        }
         /// The generation of the record that last set each slot, to refuse repeated keys.
         var seen: [Int]
         var transient: Set<String>
@@ -259,7 +276,8 @@ struct BinaryPlistStoreDecoder {
             slots[Layout.RecordKey.primaryKey] = Slot(index: 0, kind: .primaryKey)
             slots[Layout.RecordKey.version] = Slot(index: 1, kind: .version)
             for attribute in entity.attributes where !attribute.isTransient {
-                slots[attribute.name] = Slot(index: names.count, kind: .attribute(attribute.type))
+                let position = entity.attributeLayout.position(of: attribute.name)!
+                slots[attribute.name] = Slot(index: names.count, kind: .attribute(attribute.type, position: position))
                 names.append(attribute.name)
             }
             for relationship in entity.relationships {
@@ -353,7 +371,7 @@ struct BinaryPlistStoreDecoder {
             let keyRef = try reader.reference(entry, in: dictionary)
             let valueRef = try reader.reference(dictionary.count + entry, in: dictionary)
             let slot: Slot
-            if let known = plan.slotsByRef[keyRef] {
+            if let known = plan.slot(forKeyRef: keyRef) {
                 slot = known
             } else {
                 let key = try string(keyRef, "a key of \(place.description)")
@@ -363,7 +381,7 @@ struct BinaryPlistStoreDecoder {
                     }
                     throw corrupt("\(place.description) has the key '\(key)', which '\(entityName)' does not have\(Suggestion.didYouMean(key, in: plan.slots.keys))", at: dictionary.offset)
                 }
-                plan.slotsByRef[keyRef] = found
+                plan.remember(found, forKeyRef: keyRef)
                 slot = found
             }
             guard plan.seen[slot.index] != generation else {
@@ -375,9 +393,8 @@ struct BinaryPlistStoreDecoder {
                 primaryKey = try integer(valueRef, "the '@id' of \(place.description)")
             case .version:
                 version = try integer(valueRef, "the '@version' of \(place.description)")
-            case .attribute(let type):
-                let name = plan.names[slot.index]
-                attributes[name] = try value(valueRef, type: type, name: name, place)
+            case .attribute(let type, let position):
+                attributes[position: position] = try value(valueRef, type: type, name: plan.names[slot.index], place)
             case .toOne(let position):
                 let relationship = plan.relationships[position]
                 toOne[relationship.name] = try objectID(valueRef, through: relationship, place, storeIdentifier: storeIdentifier, schema: schema)
