@@ -49,6 +49,16 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
+        // Save and open of a library-shaped store (issue 12's data set) in the binary and XML
+        // stores: AtomicStore's whole save and open, and the formats' encode and decode.
+        .executableTarget(
+            name: "AtomicStoreBenchmark",
+            dependencies: [
+                .product(name: "Strata", package: rootIdentity),
+                .product(name: "StrataBinaryPlist", package: rootIdentity),
+                .product(name: "StrataXML", package: rootIdentity),
+            ]
+        ),
         // Iterating a million objects of a SQLite store with a batch size: peak resident memory.
         .executableTarget(
             name: "MemoryBenchmark",

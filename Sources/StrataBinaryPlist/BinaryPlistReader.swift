@@ -326,16 +326,81 @@ struct BinaryPlistReader {
             }
             return String(decoding: slice, as: UTF8.self)
         case .utf16String(let range):
-            let units = (0..<(range.count / 2)).lazy.map { index in
-                UInt16(bigEndian: self.bytes.loadUnaligned(fromByteOffset: range.lowerBound + 2 * index, as: UInt16.self))
-            }
-            guard let string = String(validating: units, as: UTF16.self) else {
+            guard let string = utf8String(fromUTF16: range) else {
                 throw corrupt("a UTF-16 string holds an unpaired surrogate, which is not valid UTF-16", at: offset)
             }
             return string
         default:
             return nil
         }
+    }
+
+    /// The big-endian UTF-16 in `range` transcoded straight into a string's UTF-8 (a generic
+    /// `String(validating:as:)` costs several times more); nil for an unpaired surrogate. An
+    /// unpaired surrogate is counted as three bytes, more than the writing stops at.
+    private func utf8String(fromUTF16 range: Range<Int>) -> String? {
+        let count = range.count / 2
+        guard count > 0 else { return "" }
+        func unit(_ index: Int) -> UInt32 {
+            UInt32(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: range.lowerBound + 2 * index, as: UInt16.self)))
+        }
+        // The UTF-8 length first, so that the string takes no more memory than it needs.
+        var length = 0
+        var position = 0
+        while position < count {
+            let code = unit(position)
+            position += 1
+            if code < 0x80 {
+                length += 1
+            } else if code < 0x800 {
+                length += 2
+            } else if (0xD800..<0xDC00).contains(code), position < count, (0xDC00..<0xE000).contains(unit(position)) {
+                length += 4
+                position += 1
+            } else {
+                length += 3
+            }
+        }
+        var valid = true
+        let string = String(unsafeUninitializedCapacity: length) { utf8 in
+            var written = 0
+            var index = 0
+            while index < count {
+                let code = unit(index)
+                index += 1
+                switch code {
+                case ..<0x80:
+                    utf8[written] = UInt8(code)
+                    written += 1
+                case ..<0x800:
+                    utf8[written] = UInt8(0xC0 | code >> 6)
+                    utf8[written + 1] = UInt8(0x80 | code & 0x3F)
+                    written += 2
+                case 0xD800..<0xDC00:
+                    guard index < count, case let low = unit(index), (0xDC00..<0xE000).contains(low) else {
+                        valid = false
+                        return 0
+                    }
+                    index += 1
+                    let scalar = 0x10000 + (code - 0xD800) << 10 + (low - 0xDC00)
+                    utf8[written] = UInt8(0xF0 | scalar >> 18)
+                    utf8[written + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                    utf8[written + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                    utf8[written + 3] = UInt8(0x80 | scalar & 0x3F)
+                    written += 4
+                case 0xDC00..<0xE000:
+                    valid = false
+                    return 0
+                default:
+                    utf8[written] = UInt8(0xE0 | code >> 12)
+                    utf8[written + 1] = UInt8(0x80 | code >> 6 & 0x3F)
+                    utf8[written + 2] = UInt8(0x80 | code & 0x3F)
+                    written += 3
+                }
+            }
+            return written
+        }
+        return valid ? string : nil
     }
 
     func data(_ range: Range<Int>) -> Data {

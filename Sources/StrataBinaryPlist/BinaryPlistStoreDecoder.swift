@@ -210,7 +210,7 @@ struct BinaryPlistStoreDecoder {
             throw corrupt("the metadata has a key sequence for '\(root)', an entity the stored model does not have", at: metadataOffset)
         }
         let records = try objects(refs.objects, schema: schema, storeIdentifier: metadata.storeIdentifier)
-        try checkReferences(in: records)
+        try checkReferences(in: records, storeIdentifier: metadata.storeIdentifier)
         return AtomicStoreContents(metadata: metadata, records: records, keySequences: keySequences)
     }
 
@@ -221,7 +221,8 @@ struct BinaryPlistStoreDecoder {
         enum Kind {
             case primaryKey
             case version
-            case attribute(AttributeType)
+            /// The type, and the position in the entity's `AttributeValues.Layout`.
+            case attribute(AttributeType, position: Int)
             /// An index into ``EntityPlan/relationships``.
             case toOne(Int)
             case toMany(Int)
@@ -237,6 +238,8 @@ struct BinaryPlistStoreDecoder {
         var name: String
         var destination: String
         var destinationIsAbstract: Bool
+        /// Where references by primary key through it are noted (see ``referencedKeys``).
+        var keysSlot = 0
     }
 
     /// How to read one entity's records: its keys by name and, once seen, by the object number of
@@ -246,7 +249,23 @@ struct BinaryPlistStoreDecoder {
         var names: [String] = [Layout.RecordKey.primaryKey, Layout.RecordKey.version]
         var relationships: [RelationshipInfo] = []
         var slots: [String: Slot] = [:]
+        /// Slots by the object number of their key string: in an array for the small numbers
+        /// writers give key strings (written first), in a dictionary beyond.
+        var slotsBySmallRef: [Slot?] = []
         var slotsByRef: [Int: Slot] = [:]
+
+        func slot(forKeyRef ref: Int) -> Slot? {
+            ref < slotsBySmallRef.count ? slotsBySmallRef[ref] : slotsByRef[ref]
+        }
+
+        mutating func remember(_ slot: Slot, forKeyRef ref: Int) {
+            guard ref < 4096 else {
+                slotsByRef[ref] = slot
+                return
+            }
+            if ref >= slotsBySmallRef.count { slotsBySmallRef += Array(repeating: nil, count: ref + 1 - slotsBySmallRef.count) }
+            slotsBySmallRef[ref] = slot
+        }
         /// The generation of the record that last set each slot, to refuse repeated keys.
         var seen: [Int]
         var transient: Set<String>
@@ -257,7 +276,8 @@ struct BinaryPlistStoreDecoder {
             slots[Layout.RecordKey.primaryKey] = Slot(index: 0, kind: .primaryKey)
             slots[Layout.RecordKey.version] = Slot(index: 1, kind: .version)
             for attribute in entity.attributes where !attribute.isTransient {
-                slots[attribute.name] = Slot(index: names.count, kind: .attribute(attribute.type))
+                let position = entity.attributeLayout.position(of: attribute.name)!
+                slots[attribute.name] = Slot(index: names.count, kind: .attribute(attribute.type, position: position))
                 names.append(attribute.name)
             }
             for relationship in entity.relationships {
@@ -318,6 +338,9 @@ struct BinaryPlistStoreDecoder {
         path.append(ref)
         defer { path.removeLast() }
         var plan = EntityPlan(entity, schema: schema)
+        for index in plan.relationships.indices {
+            plan.relationships[index].keysSlot = keysSlot(of: plan.relationships[index].destination)
+        }
         var result: [ObjectID: StoreRecord] = [:]
         result.reserveCapacity(array.count)
         for index in 0..<array.count {
@@ -348,7 +371,7 @@ struct BinaryPlistStoreDecoder {
             let keyRef = try reader.reference(entry, in: dictionary)
             let valueRef = try reader.reference(dictionary.count + entry, in: dictionary)
             let slot: Slot
-            if let known = plan.slotsByRef[keyRef] {
+            if let known = plan.slot(forKeyRef: keyRef) {
                 slot = known
             } else {
                 let key = try string(keyRef, "a key of \(place.description)")
@@ -358,7 +381,7 @@ struct BinaryPlistStoreDecoder {
                     }
                     throw corrupt("\(place.description) has the key '\(key)', which '\(entityName)' does not have\(Suggestion.didYouMean(key, in: plan.slots.keys))", at: dictionary.offset)
                 }
-                plan.slotsByRef[keyRef] = found
+                plan.remember(found, forKeyRef: keyRef)
                 slot = found
             }
             guard plan.seen[slot.index] != generation else {
@@ -370,9 +393,8 @@ struct BinaryPlistStoreDecoder {
                 primaryKey = try integer(valueRef, "the '@id' of \(place.description)")
             case .version:
                 version = try integer(valueRef, "the '@version' of \(place.description)")
-            case .attribute(let type):
-                let name = plan.names[slot.index]
-                attributes[name] = try value(valueRef, type: type, name: name, place)
+            case .attribute(let type, let position):
+                attributes[position: position] = try value(valueRef, type: type, name: plan.names[slot.index], place)
             case .toOne(let position):
                 let relationship = plan.relationships[position]
                 toOne[relationship.name] = try objectID(valueRef, through: relationship, place, storeIdentifier: storeIdentifier, schema: schema)
@@ -478,11 +500,13 @@ struct BinaryPlistStoreDecoder {
     ) throws(StrataError) -> ObjectID {
         let offset = try reader.offset(of: ref)
         let object = try reader.object(ref, at: offset)
-        let what = "'\(relationship.name)' of \(place.description)"
+        // Built only for an error: this runs for every reference of the file.
+        var what: String { "'\(relationship.name)' of \(place.description)" }
         if case .int(let primaryKey) = object {
             if relationship.destinationIsAbstract {
                 throw corrupt("\(what) refers to '\(relationship.destination)' \(primaryKey), but '\(relationship.destination)' is abstract: a reference to one of its subentities names it ('Entity/p\(primaryKey)')", at: offset)
             }
+            referencedKeys[relationship.keysSlot].append(primaryKey)
             return ObjectID(entityName: relationship.destination, storeIdentifier: storeIdentifier, primaryKey: primaryKey)
         }
         guard let text = try reader.string(object, at: offset) else {
@@ -517,15 +541,39 @@ struct BinaryPlistStoreDecoder {
     }
 
     /// Same-store references written with their entity named: the only ones that may name an
-    /// object the file does not hold (see ``checkReferences(in:)``).
+    /// object the file does not hold (see ``checkReferences(in:storeIdentifier:)``).
     private var explicitReferences: Set<ObjectID> = []
+
+    /// The destinations of references by primary key, and the keys referred to in each (an
+    /// index into both is a relationship's ``RelationshipInfo/keysSlot``): checked once every
+    /// record is read, without walking the records again.
+    private var referencedEntities: [String] = []
+    private var referencedKeys: [[Int64]] = []
+
+    private mutating func keysSlot(of destination: String) -> Int {
+        if let slot = referencedEntities.firstIndex(of: destination) { return slot }
+        referencedEntities.append(destination)
+        referencedKeys.append([])
+        return referencedEntities.count - 1
+    }
 
     /// Every reference by primary key must name a record in the file; a dangling one means the
     /// file was damaged (the writer names the entity of references it knows to dangle).
-    private func checkReferences(in records: [String: [ObjectID: StoreRecord]]) throws(StrataError) {
+    private func checkReferences(in records: [String: [ObjectID: StoreRecord]], storeIdentifier: String) throws(StrataError) {
+        for (slot, destination) in referencedEntities.enumerated() {
+            let keys = RecordKeySet(records[destination], storeIdentifier: storeIdentifier)
+            for key in referencedKeys[slot] where !keys.contains(key) {
+                let target = ObjectID(entityName: destination, storeIdentifier: storeIdentifier, primaryKey: key)
+                if !explicitReferences.contains(target) { try throwDanglingReference(in: records) }
+            }
+        }
+    }
+
+    /// Finds a dangling reference by walking every record, and throws naming where it is.
+    private func throwDanglingReference(in records: [String: [ObjectID: StoreRecord]]) throws(StrataError) {
         func check(_ target: ObjectID, _ source: ObjectID, _ key: String) throws(StrataError) {
             guard target.storeIdentifier == source.storeIdentifier,
-                  records[target.entityName]?[target] == nil,
+                  records[target.entityName]?.index(forKey: target) == nil,
                   !explicitReferences.contains(target)
             else { return }
             throw StrataError(
@@ -541,5 +589,6 @@ struct BinaryPlistStoreDecoder {
                 }
             }
         }
+        throw StrataError(.corruptStore, "a reference names an object that is not in the file: a dangling reference", file: reader.file)
     }
 }

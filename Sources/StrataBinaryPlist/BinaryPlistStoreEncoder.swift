@@ -19,6 +19,7 @@ struct BinaryPlistStoreEncoder {
     private var keys: [Int] = []
     private var values: [Int] = []
     private var members: [Int] = []
+    private var recordKeys: [String: RecordKeySet] = [:]
 
     init(writer: BinaryPlistWriter, contents: AtomicStoreContents) throws(StrataError) {
         self.writer = writer
@@ -67,6 +68,14 @@ struct BinaryPlistStoreEncoder {
             }
         }
         return bound
+    }
+
+    /// The keys of an entity's records, made once per entity.
+    private mutating func keys(of entityName: String) -> RecordKeySet {
+        if let keys = recordKeys[entityName] { return keys }
+        let keys = RecordKeySet(contents.records[entityName], storeIdentifier: contents.metadata.storeIdentifier)
+        recordKeys[entityName] = keys
+        return keys
     }
 
     private mutating func name(_ string: String) -> Int {
@@ -131,6 +140,8 @@ struct BinaryPlistStoreEncoder {
             var name: String
             var destination: String
             var key: Int
+            /// The keys of the destination's records in this file.
+            var destinationKeys: RecordKeySet
         }
 
         var attributes: [Attribute] = []
@@ -148,23 +159,18 @@ struct BinaryPlistStoreEncoder {
             plan.attributes.append(EntityPlan.Attribute(name: attribute.name, type: attribute.type, key: name(attribute.name)))
         }
         for relationship in entity.relationships {
-            let planned = EntityPlan.Relationship(name: relationship.name, destination: relationship.destination, key: name(relationship.name))
+            let planned = EntityPlan.Relationship(
+                name: relationship.name, destination: relationship.destination, key: name(relationship.name),
+                destinationKeys: keys(of: relationship.destination))
             if relationship.isToMany { plan.toMany.append(planned) } else { plan.toOne.append(planned) }
         }
-        let list = Array(records.values)
-        var primaryKeys: [Int64] = []
-        primaryKeys.reserveCapacity(list.count)
-        for record in list {
-            guard let key = record.objectID.primaryKey else {
-                throw StrataError(.invalidData, "cannot write \(record.objectID): a store keeps only objects with permanent IDs")
-            }
-            primaryKeys.append(key)
+        let order = try AtomicStoreContents.keyOrder(records) {
+            StrataError(.invalidData, "cannot write \($0): a store keeps only objects with permanent IDs")
         }
-        let order = list.indices.sorted { primaryKeys[$0] < primaryKeys[$1] }
         var refs: [Int] = []
-        refs.reserveCapacity(list.count)
-        for index in order {
-            refs.append(try encode(list[index], primaryKey: primaryKeys[index], plan))
+        refs.reserveCapacity(order.count)
+        for (key, index) in order {
+            refs.append(try encode(records.values[index], primaryKey: key, plan))
         }
         return writer.array(refs)
     }
@@ -277,7 +283,7 @@ struct BinaryPlistStoreEncoder {
         guard target.storeIdentifier == contents.metadata.storeIdentifier else {
             return writer.string(target.uriRepresentation.absoluteString)
         }
-        if target.entityName == relationship.destination, contents.record(target) != nil {
+        if target.entityName == relationship.destination, relationship.destinationKeys.contains(primaryKey) {
             return writer.integer(primaryKey)
         }
         guard let entity = schema.entity(named: target.entityName),

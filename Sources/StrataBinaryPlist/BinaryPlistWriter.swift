@@ -142,20 +142,47 @@ final class BinaryPlistWriter {
     func string(_ value: String) -> Int {
         let ref = newObject()
         var value = value
-        let ascii = value.withUTF8 { utf8 -> Bool in
-            guard !utf8.contains(where: { $0 >= 0x80 }) else { return false }
-            appendMarker(0x5, count: utf8.count)
-            appendRaw(UnsafeRawBufferPointer(utf8))
-            return true
-        }
-        if !ascii {
-            appendMarker(0x6, count: value.utf16.count)
-            for unit in value.utf16 {
-                reserve(2)
-                appendBigEndian(unit)
+        value.withUTF8 { utf8 in
+            if utf8.contains(where: { $0 >= 0x80 }) {
+                appendUTF16(utf8)
+            } else {
+                appendMarker(0x5, count: utf8.count)
+                appendRaw(UnsafeRawBufferPointer(utf8))
             }
         }
         return ref
+    }
+
+    /// A UTF-16 string object from a string's UTF-8 (valid, as every Swift string's is),
+    /// transcoded here in two passes: `String.utf16` of a native string costs several times more.
+    private func appendUTF16(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // One unit per scalar, two for a scalar of four UTF-8 bytes (a surrogate pair).
+        var units = 0
+        for byte in utf8 where byte & 0xC0 != 0x80 { units += byte >= 0xF0 ? 2 : 1 }
+        appendMarker(0x6, count: units)
+        var index = 0
+        while index < utf8.count {
+            reserve(4)
+            let lead = UInt32(utf8[index])
+            switch lead {
+            case ..<0x80:
+                appendBigEndian(UInt16(lead))
+                index += 1
+            case ..<0xE0:
+                appendBigEndian(UInt16((lead & 0x1F) << 6 | UInt32(utf8[index + 1] & 0x3F)))
+                index += 2
+            case ..<0xF0:
+                appendBigEndian(UInt16((lead & 0x0F) << 12 | UInt32(utf8[index + 1] & 0x3F) << 6 | UInt32(utf8[index + 2] & 0x3F)))
+                index += 3
+            default:
+                let scalar = (lead & 0x07) << 18 | UInt32(utf8[index + 1] & 0x3F) << 12
+                    | UInt32(utf8[index + 2] & 0x3F) << 6 | UInt32(utf8[index + 3] & 0x3F)
+                let offset = scalar - 0x10000
+                appendBigEndian(UInt16(0xD800 | offset >> 10))
+                appendBigEndian(UInt16(0xDC00 | offset & 0x3FF))
+                index += 4
+            }
+        }
     }
 
     func array(_ refs: [Int]) -> Int {

@@ -30,6 +30,13 @@ struct XMLKeyIndex {
     /// The object with `key`.
     func object(withKey key: Int64) -> Int? {
         if let byKey { return byKey[key] }
+        // Keys a store hands out are dense: the key's distance from the first is its place.
+        if let first = ascending.first?.key {
+            let (distance, overflow) = key.subtractingReportingOverflow(first)
+            if !overflow, distance >= 0, distance < Int64(ascending.count), ascending[Int(distance)].key == key {
+                return ascending[Int(distance)].object
+            }
+        }
         var low = 0
         var high = ascending.count
         while low < high {

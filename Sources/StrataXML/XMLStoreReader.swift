@@ -117,6 +117,9 @@ final class XMLStoreReader {
     @exclusivity(unchecked) private var entityInfos: [EntityInfo] = []
     private var entityIndex: [String: Int] = [:]
     @exclusivity(unchecked) private var objects: [PendingObject] = []
+    /// The entity of each of `objects`, apart: resolving a reference reads it for a random
+    /// object, and this small array stays in the cache where `objects` does not.
+    @exclusivity(unchecked) private var objectEntities: [Int32] = []
     /// Object index by root entity index, then primary key.
     @exclusivity(unchecked) private var keyIndex: [XMLKeyIndex] = []
 
@@ -526,6 +529,7 @@ final class XMLStoreReader {
     private func endObject() {
         guard currentEntityIndex >= 0 else { return }
         let info = entityInfos[currentEntityIndex]
+        objectEntities.append(Int32(currentEntityIndex))
         objects.append(PendingObject(
             entityIndex: currentEntityIndex, key: currentKey, line: currentLine,
             attributes: AttributeValues(layout: info.layout, values: Self.padded(values, to: info.layout.count)),
@@ -606,7 +610,8 @@ final class XMLStoreReader {
             return fail("\(objectDescription) has a relationship '\(relationshipName)' that entity '\(info.name)' does not have\(Suggestion.didYouMean(relationshipName, in: info.relationships.map(\.name)))")
         }
         let relationship = info.relationships[slot]
-        let element = "<relationship name=\"\(relationshipName)\"> of \(objectDescription)"
+        // Built only for an error: this runs for every relationship of the file.
+        var element: String { "<relationship name=\"\(relationshipName)\"> of \(objectDescription)" }
         guard String(decoding: type, as: UTF8.self) == relationship.type else {
             return fail("\(element) has type=\(XMLValueCoding.quoted(type)), but the model gives it \"\(relationship.type)\" (min/max count)")
         }
@@ -630,7 +635,7 @@ final class XMLStoreReader {
     }
 
     /// Splits `idrefs` at whitespace into `p12` and `Entity.p12` tokens.
-    private func parseReferences(_ text: UnsafeBufferPointer<UInt8>, element: String) -> [Reference]? {
+    private func parseReferences(_ text: UnsafeBufferPointer<UInt8>, element: @autoclosure () -> String) -> [Reference]? {
         var references: [Reference] = []
         var index = 0
         while index < text.count {
@@ -649,13 +654,13 @@ final class XMLStoreReader {
             guard keyStart < index, text[keyStart] == UInt8(ascii: "p"),
                   let key = XMLValueCoding.parseInteger(UnsafeBufferPointer(rebasing: text[(keyStart + 1)..<index]))
             else {
-                fail("\(element) has idrefs token \(XMLValueCoding.quoted(token)); a reference is p and a primary key (p12), or Entity.p12 for an object no longer in the store")
+                fail("\(element()) has idrefs token \(XMLValueCoding.quoted(token)); a reference is p and a primary key (p12), or Entity.p12 for an object no longer in the store")
                 return nil
             }
             if let dot {
                 let entityName = String(decoding: UnsafeBufferPointer(rebasing: text[start..<dot]), as: UTF8.self)
                 guard let entity = entityIndex[entityName] else {
-                    fail("\(element) has idrefs token \(XMLValueCoding.quoted(token)), but the model has no entity '\(entityName)'")
+                    fail("\(element()) has idrefs token \(XMLValueCoding.quoted(token)), but the model has no entity '\(entityName)'")
                     return nil
                 }
                 references.append(.missing(entityIndex: entity, key: key))
@@ -683,6 +688,7 @@ final class XMLStoreReader {
             for relationship in objects[index].relationships {
                 let info = owner.relationships[relationship.slot]
                 let destination = entityInfos[info.destinationIndex]
+                let destinationKeys = keyIndex[destination.rootIndex]
                 func failure(_ problem: String) -> StrataError {
                     referenceError(info, relationship, entityIndex: entityIndex, key: objects[index].key, problem)
                 }
@@ -695,11 +701,11 @@ final class XMLStoreReader {
                     switch reference {
                     case .key(let referenced):
                         key = referenced
-                        guard let target = keyIndex[destination.rootIndex].object(withKey: referenced) else {
+                        guard let target = destinationKeys.object(withKey: referenced) else {
                             throw failure("refers to p\(referenced), but there is no \(destination.name) with that ID in the file")
                         }
-                        let targetEntity = objects[target].entityIndex
-                        guard destination.family.contains(targetEntity) else {
+                        let targetEntity = Int(objectEntities[target])
+                        guard targetEntity == destination.index || destination.family.contains(targetEntity) else {
                             throw failure("refers to p\(referenced), which is a \(entityNames[targetEntity]), not a \(destination.name)")
                         }
                         member = ObjectID(entityName: entityNames[targetEntity], storeIdentifier: storeIdentifier, primaryKey: referenced)
@@ -709,15 +715,18 @@ final class XMLStoreReader {
                         guard destination.family.contains(entity), !entityInfos[entity].description.isAbstract else {
                             throw failure("refers to \(name).p\(referenced), but a \(name) cannot be a member (the destination is \(destination.name))")
                         }
-                        if keyIndex[destination.rootIndex].object(withKey: referenced) != nil {
+                        if destinationKeys.object(withKey: referenced) != nil {
                             throw failure("refers to \(name).p\(referenced) as an object no longer in the store, but the file has an object with ID p\(referenced): write p\(referenced)")
                         }
                         member = ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: referenced)
                     }
-                    if relationship.references.count > 1 {
+                    // A few members are compared with each other, more through a set.
+                    if relationship.references.count > 16 {
                         guard keys.insert(key).inserted else {
                             throw failure("names p\(key) twice")
                         }
+                    } else if members.contains(where: { $0.primaryKey == key }) {
+                        throw failure("names p\(key) twice")
                     }
                     members.append(member)
                 }

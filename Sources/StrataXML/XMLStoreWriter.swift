@@ -53,13 +53,22 @@ final class XMLStoreWriter {
         let (drained, wroteObjects) = try XMLByteSink.with(capacity: Self.bufferSize, drain: { [output] in output.writeThrough($0) }) {
             (sink: inout XMLByteSink) throws(StrataError) -> Bool in
             var wroteObjects = false
+            // The keys of each destination's records, made once per entity.
+            var recordKeys: [String: RecordKeySet] = [:]
+            func keys(of entityName: String) -> RecordKeySet {
+                if let keys = recordKeys[entityName] { return keys }
+                let keys = RecordKeySet(contents.records[entityName], storeIdentifier: storeIdentifier)
+                recordKeys[entityName] = keys
+                return keys
+            }
             for entityName in contents.records.keys.sorted() {
                 guard let entity = schema.entity(named: entityName) else {
                     throw StrataError(.invalidData, "cannot write objects of entity '\(entityName)': the store's model '\(schema.name)' has no such entity")
                 }
-                let plan = EntityPlan(entity)
+                let plan = EntityPlan(entity, destinationKeys: keys(of:))
                 let records = contents.records[entityName]!
-                for (key, index) in try Self.keyOrder(records) {
+                let order = try AtomicStoreContents.keyOrder(records) { StrataError(.invalidData, "cannot write \($0): its ID is temporary") }
+                for (key, index) in order {
                     try appendObject(records.values[index], key: key, plan: plan, storeIdentifier: storeIdentifier, contents: contents, to: &sink)
                     wroteObjects = true
                     // The file cannot be written: stop serializing (the caller throws).
@@ -78,43 +87,6 @@ final class XMLStoreWriter {
         try check(xmlTextWriterEndDocument(writer), "the end of the document")
         try check(xmlTextWriterFlush(writer), "the document")
         try output.finish()
-    }
-
-    /// The records' positions ordered by primary key (moving the records themselves costs).
-    /// Keys that fill most of their range are placed by key, others sorted.
-    private static func keyOrder(_ records: [ObjectID: StoreRecord]) throws(StrataError) -> [(key: Int64, index: Dictionary<ObjectID, StoreRecord>.Index)] {
-        var order: [(key: Int64, index: Dictionary<ObjectID, StoreRecord>.Index)] = []
-        order.reserveCapacity(records.count)
-        var lowest = Int64.max
-        var highest = Int64.min
-        for index in records.indices {
-            guard let key = records.keys[index].primaryKey else {
-                throw StrataError(.invalidData, "cannot write \(records.keys[index]): its ID is temporary")
-            }
-            lowest = min(lowest, key)
-            highest = max(highest, key)
-            order.append((key, index))
-        }
-        let (span, overflow) = highest.subtractingReportingOverflow(lowest)
-        guard !order.isEmpty, !overflow, span < 2 * Int64(order.count) else {
-            order.sort { $0.key < $1.key }
-            return order
-        }
-        // Keys from a store are dense: put each position at its key's offset.
-        var slots = [Int32](repeating: -1, count: Int(span) + 1)
-        for (position, entry) in order.enumerated() {
-            let slot = Int(entry.key &- lowest)
-            guard slots[slot] < 0 else {
-                // Two IDs with one key (from two stores): sort, as for any other keys.
-                order.sort { $0.key < $1.key }
-                return order
-            }
-            slots[slot] = Int32(position)
-        }
-        var placed = order
-        placed.removeAll(keepingCapacity: true)
-        for slot in slots where slot >= 0 { placed.append(order[Int(slot)]) }
-        return placed
     }
 
     // MARK: - Database info and metadata
@@ -182,6 +154,9 @@ final class XMLStoreWriter {
             var name: String
             var isToMany: Bool
             var isOrdered: Bool
+            var destination: String
+            /// The keys of the destination's records in the file.
+            var destinationKeys: RecordKeySet
             /// `    <relationship name="tags" type="0/0" destination="Tag"`
             var open: Range<Int>
         }
@@ -209,7 +184,7 @@ final class XMLStoreWriter {
         @exclusivity(unchecked) private(set) var mappedPositions: [Int] = []
         @exclusivity(unchecked) private(set) var mappedUnknown: [Int] = []
 
-        init(_ entity: EntityDescription) {
+        init(_ entity: EntityDescription, destinationKeys: (String) -> RecordKeySet) {
             self.entity = entity
             var text: [UInt8] = []
             func add(_ piece: String) -> Range<Int> {
@@ -235,6 +210,7 @@ final class XMLStoreWriter {
                     : (relationship.isOptional ? "0/1" : "1/1")
                 return Relationship(
                     name: relationship.name, isToMany: relationship.isToMany, isOrdered: relationship.isOrdered,
+                    destination: relationship.destination, destinationKeys: destinationKeys(relationship.destination),
                     open: add("    <relationship name=\"\(escapedAttributeValue(relationship.name))\" type=\"\(type)\" destination=\"\(escapedAttributeValue(relationship.destination))\""))
             }
             self.text = .allocate(byteCount: text.count, alignment: 1)
@@ -313,7 +289,9 @@ final class XMLStoreWriter {
                         throw StrataError(.invalidData, "cannot write \(record.objectID).\(relationship.name): it refers to \(member), whose ID is temporary")
                     }
                     if index > 0 { sink.append(UInt8(ascii: " ")) }
-                    if member.storeIdentifier != storeIdentifier || contents.record(member) == nil {
+                    let held = member.entityName == relationship.destination
+                        ? relationship.destinationKeys.contains(memberKey) : contents.contains(member)
+                    if member.storeIdentifier != storeIdentifier || !held {
                         // An object no longer in the store: Entity.p12 (XMLStoreLayout).
                         sink.write(escapedAttributeValue(member.entityName))
                         sink.append(UInt8(ascii: "."))

@@ -229,6 +229,22 @@ import Testing
         #expect(try BinaryPlistValue.decode(single([0x12, 0xFF, 0xFF, 0xFF, 0xFF])) == .int(4_294_967_295))
     }
 
+    @Test func utf16StringsAreTranscodedAndUnpairedSurrogatesRefused() throws {
+        /// A UTF-16 string object of `units`.
+        func utf16(_ units: [UInt16]) -> [UInt8] {
+            [0x60 | UInt8(min(units.count, 15))] + (units.count >= 15 ? [0x10, UInt8(units.count)] : [])
+                + units.flatMap { PlistBuilder.bigEndian($0) }
+        }
+        for text in ["é", "ß€", "😀", "a😀b", "\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}", "nul\u{0}", String(repeating: "ünï😀", count: 40)] {
+            #expect(try BinaryPlistValue.decode(single(utf16(Array(text.utf16)))) == .string(text))
+        }
+        let unpaired = "a UTF-16 string holds an unpaired surrogate, which is not valid UTF-16 (at byte offset 8)"
+        #expect(treeError(single(utf16([0xDC00, 0x61]))) == unpaired, "a low surrogate first")
+        #expect(treeError(single(utf16([0xD83D, 0x61]))) == unpaired, "a high surrogate before a letter")
+        #expect(treeError(single(utf16([0xD83D, 0xD83D, 0xDE00]))) == unpaired, "two high surrogates")
+        #expect(treeError(single(utf16([0x61, 0xDE00]))) == unpaired, "a low surrogate last")
+    }
+
     // MARK: - Stores that do not fit their model
 
     /// The small store as a tree, changed at `path`, then written and read as a store.

@@ -124,6 +124,19 @@ import Testing
         #expect(index.object(withKey: 1) == 1)
         #expect(index.object(withKey: 4) == nil)
 
+        // Dense keys (as a store hands them out) are found by their place, gaps by search.
+        var dense = XMLKeyIndex()
+        for key in 1...100 where key != 50 { #expect(dense.insert(Int64(key), object: key) == nil) }
+        #expect(dense.object(withKey: 1) == 1)
+        #expect(dense.object(withKey: 49) == 49)
+        #expect(dense.object(withKey: 50) == nil)
+        #expect(dense.object(withKey: 51) == 51)
+        #expect(dense.object(withKey: 100) == 100)
+        #expect(dense.object(withKey: 0) == nil)
+        #expect(dense.object(withKey: 101) == nil)
+        #expect(dense.object(withKey: .min) == nil)
+        #expect(dense.object(withKey: .max) == nil)
+
         var empty = XMLKeyIndex()
         #expect(empty.object(withKey: 1) == nil)
         #expect(empty.insert(.min, object: 0) == nil)

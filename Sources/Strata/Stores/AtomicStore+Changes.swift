@@ -40,7 +40,7 @@ extension AtomicStore {
         func rootName(_ id: ObjectID) -> String { schema.entity(named: id.entityName)?.rootName ?? id.entityName }
         func isTaken(_ key: Int64, root: String) -> Bool {
             hierarchy(root).contains { entity in
-                next.records[entity]?[ObjectID(entityName: entity, storeIdentifier: base.metadata.storeIdentifier, primaryKey: key)] != nil
+                next.contains(ObjectID(entityName: entity, storeIdentifier: base.metadata.storeIdentifier, primaryKey: key))
             }
         }
 
@@ -116,6 +116,14 @@ extension AtomicStore {
                 failures: conflicts)
         }
         var checked: [ObjectID] = changes.updated.map { reassigned[$0.objectID] ?? $0.objectID }
+        checked.reserveCapacity(checked.count + changes.inserted.count)
+        versions.reserveCapacity(changes.updated.count + changes.inserted.count)
+        // Room for the new records, so that a large save does not grow the tables step by step.
+        var insertedCounts: [String: Int] = [:]
+        for record in changes.inserted { insertedCounts[record.objectID.entityName, default: 0] += 1 }
+        for (entity, count) in insertedCounts {
+            next.records[entity, default: [:]].reserveCapacity((next.records[entity]?.count ?? 0) + count)
+        }
         for inserted in changes.inserted {
             var record = remap(inserted)
             let id = record.objectID
@@ -129,7 +137,11 @@ extension AtomicStore {
                 next.keySequences[root] = key
             }
         }
-        let violations = UniquenessChecker.violations(in: next, schema: schema, checking: checked)
+        // Without reassigned keys, `next` holds what `changes` leaves of `base`, which the
+        // checker reads without the copy of every record a search of `next` makes.
+        let violations = reassigned.isEmpty
+            ? UniquenessChecker.violations(of: changes, in: base, schema: schema)
+            : UniquenessChecker.violations(in: next, schema: schema, checking: checked)
         if !violations.isEmpty {
             throw StrataError(.validationFailed, "the save would break a uniqueness constraint\(rebasing ? " (with objects another process saved)" : "")", failures: violations)
         }

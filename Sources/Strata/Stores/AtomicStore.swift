@@ -19,6 +19,12 @@ public struct AtomicStoreContents: Sendable {
         records[objectID.entityName]?[objectID]
     }
 
+    /// Whether a record of `objectID` is here; unlike ``record(_:)``, copies no record (writers
+    /// ask this for every reference they write).
+    package func contains(_ objectID: ObjectID) -> Bool {
+        records[objectID.entityName]?.index(forKey: objectID) != nil
+    }
+
     /// Every record, ordered by entity name and then primary key (the order files are written in).
     public var orderedRecords: [StoreRecord] {
         records.keys.sorted().flatMap { entity in
@@ -27,6 +33,44 @@ public struct AtomicStoreContents: Sendable {
     }
 
     public var recordCount: Int { records.values.reduce(0) { $0 + $1.count } }
+
+    /// The records' positions ordered by primary key (moving the records themselves costs).
+    /// Keys that fill most of their range are placed by key, others sorted.
+    /// - Parameter refusing: the error for a record with a temporary ID, which no file keeps.
+    package static func keyOrder(
+        _ records: [ObjectID: StoreRecord], refusing temporary: (ObjectID) -> StrataError
+    ) throws(StrataError) -> [(key: Int64, index: Dictionary<ObjectID, StoreRecord>.Index)] {
+        var order: [(key: Int64, index: Dictionary<ObjectID, StoreRecord>.Index)] = []
+        order.reserveCapacity(records.count)
+        var lowest = Int64.max
+        var highest = Int64.min
+        for index in records.indices {
+            guard let key = records.keys[index].primaryKey else { throw temporary(records.keys[index]) }
+            lowest = min(lowest, key)
+            highest = max(highest, key)
+            order.append((key, index))
+        }
+        let (span, overflow) = highest.subtractingReportingOverflow(lowest)
+        guard !order.isEmpty, !overflow, span < 2 * Int64(order.count) else {
+            order.sort { $0.key < $1.key }
+            return order
+        }
+        // Keys from a store are dense: put each position at its key's offset.
+        var slots = [Int32](repeating: -1, count: Int(span) + 1)
+        for (position, entry) in order.enumerated() {
+            let slot = Int(entry.key &- lowest)
+            guard slots[slot] < 0 else {
+                // Two IDs with one key (from two stores): sort, as for any other keys.
+                order.sort { $0.key < $1.key }
+                return order
+            }
+            slots[slot] = Int32(position)
+        }
+        var placed = order
+        placed.removeAll(keepingCapacity: true)
+        for slot in slots where slot >= 0 { placed.append(order[Int(slot)]) }
+        return placed
+    }
 }
 
 /// A file format for ``AtomicStore``: a reader and a writer of whole stores.
@@ -267,13 +311,7 @@ public final class AtomicStore: PersistentStore {
     }
 
     public func uniquenessViolations(_ changes: StoreChangeset) -> [ValidationFailure] {
-        var next = snapshot
-        for (id, _) in changes.deleted { next.records[id.entityName]?[id] = nil }
-        for record in changes.updated + changes.inserted {
-            next.records[record.objectID.entityName, default: [:]][record.objectID] = record
-        }
-        return UniquenessChecker.violations(
-            in: next, schema: schema, checking: changes.inserted.map(\.objectID) + changes.updated.map(\.objectID))
+        UniquenessChecker.violations(of: changes, in: snapshot, schema: schema)
     }
 
     public func setCustomMetadata(_ custom: [String: String]) throws(StrataError) {
