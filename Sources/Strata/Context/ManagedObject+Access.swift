@@ -143,8 +143,9 @@ extension ManagedObject {
     public func setValue(_ value: Any?, forKey key: String) {
         // The common case first: a plain Swift value for a non-transformable attribute, set by
         // position without copying the attribute's description or casting to protocols.
-        if let value, let direct = Self.plainAttributeValue(value), let position = entity.attributeLayout.position(of: key) {
-            let type = entity.attributeTypes[position]
+        let layout = attributeValues.layout
+        if let value, let direct = Self.plainAttributeValue(value), let position = layout.position(of: key), let types = layout.types {
+            let type = types[position]
             if type != .transformable && Self.fits(direct, type) {
                 context().setAttribute(self, position: position, Self.normalize(direct, to: type))
                 return

@@ -52,6 +52,8 @@ public final class ManagedObjectContext {
     /// that nothing it failed to read is written back as empty.
     var unreadable: [ObjectID: StrataError] = [:]
     private let inbox = MergeInbox()
+    /// Entities and classes by entity name, as of a generation of the coordinator's classes.
+    private var objectKinds: (generation: Int, kinds: [String: ObjectKind]) = (-1, [:])
 
     public init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator
@@ -141,11 +143,12 @@ public final class ManagedObjectContext {
     /// - Throws: `unknownEntity`, or `invalidData` for an abstract entity.
     @discardableResult
     public func insertObject(entityName: String, primaryKey: Int64? = nil) throws(StrataError) -> ManagedObject {
-        let entity = try coordinator.entity(named: entityName)
+        guard let kind = cachedObjectKind(entityName) else { throw coordinator.unknownEntity(entityName) }
+        let entity = kind.entity
         guard !entity.isAbstract else {
             throw StrataError(.invalidData, "entity '\(entityName)' is abstract and cannot have objects of its own; insert one of its subentities (\(entity.subentityNames.joined(separator: ", ")))")
         }
-        let object = coordinator.objectClass(for: entityName).init(entity: entity, objectID: ObjectID(temporaryFor: entityName))
+        let object = kind.type.init(entity: entity, objectID: ObjectID(temporaryFor: entityName))
         object.requestedPrimaryKey = primaryKey
         if let undoManager {
             undoManager.group { register(inserted: object) }
@@ -185,10 +188,24 @@ public final class ManagedObjectContext {
     typealias ObjectKind = (entity: EntityDescription, type: ManagedObject.Type)
 
     private func objectKind(_ entityName: String) -> ObjectKind {
-        guard let entity = coordinator.schema.entity(named: entityName) else {
+        guard let kind = cachedObjectKind(entityName) else {
             preconditionFailure("an object ID names entity '\(entityName)', which the model does not have")
         }
-        return (entity, coordinator.objectClass(for: entityName))
+        return kind
+    }
+
+    /// The entity and class of `entityName`, looked up once per context (again after the
+    /// coordinator registers a class); nil when the model has no such entity.
+    private func cachedObjectKind(_ entityName: String) -> ObjectKind? {
+        let generation = coordinator.registeredClassGeneration
+        if generation != objectKinds.generation {
+            objectKinds = (generation, [:])
+        }
+        if let kind = objectKinds.kinds[entityName] { return kind }
+        guard let entity = coordinator.schema.entity(named: entityName) else { return nil }
+        let kind = (entity, coordinator.objectClass(for: entityName))
+        objectKinds.kinds[entityName] = kind
+        return kind
     }
 
     private func makeObject(_ id: ObjectID, kind: ObjectKind) -> ManagedObject {

@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+internal import Synchronization
 
 /// Where a coordinator finds a store: its type, its file, the configuration it holds, options.
 public struct StoreDescription: Sendable, Hashable {
@@ -81,17 +82,28 @@ public final class PersistentStoreCoordinator: Sendable {
         let name = type.entityName
         precondition(schema.entity(named: name) != nil, "\(type).entityName is '\(name)', which the model '\(schema.name)' does not have")
         state.withLock { $0.classes[name] = type }
+        classGeneration.add(1, ordering: .releasing)
     }
+
+    /// Counts registrations of classes, so that contexts know when the classes they looked up
+    /// may have changed.
+    private let classGeneration = Atomic<Int>(0)
+
+    /// The number of classes registered so far (see ``register(_:)``).
+    var registeredClassGeneration: Int { classGeneration.load(ordering: .acquiring) }
 
     func objectClass(for entityName: String) -> ManagedObject.Type {
         state.withLock { $0.classes[entityName] } ?? ManagedObject.self
     }
 
     func entity(named name: String) throws(StrataError) -> EntityDescription {
-        guard let entity = schema.entity(named: name) else {
-            throw StrataError(.unknownEntity, "the model '\(schema.name)' has no entity '\(Echo.value(name))'\(Suggestion.didYouMean(name, in: schema.entities.map(\.name)))")
-        }
+        guard let entity = schema.entity(named: name) else { throw unknownEntity(name) }
         return entity
+    }
+
+    /// The error for an entity name the model does not have.
+    func unknownEntity(_ name: String) -> StrataError {
+        StrataError(.unknownEntity, "the model '\(schema.name)' has no entity '\(Echo.value(name))'\(Suggestion.didYouMean(name, in: schema.entities.map(\.name)))")
     }
 
     // MARK: - Stores
@@ -381,8 +393,18 @@ public final class PersistentStoreCoordinator: Sendable {
         var insertedRecords: [StoreRecord] = []
         var updatedRecords: [StoreRecord] = []
         if routed.count == 1 {
-            insertedRecords = routed[0].1.inserted.map(saved)
-            updatedRecords = routed[0].1.updated.map(saved)
+            // Taken out of the changeset and updated in place: no copy of each record.
+            insertedRecords = routed[0].1.inserted
+            updatedRecords = routed[0].1.updated
+            routed.removeAll()
+            func update(_ records: inout [StoreRecord]) {
+                for index in records.indices {
+                    if !reassigned.isEmpty { records[index] = records[index].mappingIDs { reassigned[$0] ?? $0 } }
+                    if let version = result.versions[records[index].objectID] { records[index].version = version }
+                }
+            }
+            update(&insertedRecords)
+            update(&updatedRecords)
         } else {
             for (_, part) in routed {
                 for stored in part.inserted + part.updated {

@@ -97,7 +97,7 @@ public struct EntityDescription: Sendable, Hashable {
             var seen = Set<String>()
             // A model that declares a name twice is refused by validation; lay out the first.
             let laidOut = attributes.filter { seen.insert($0.name).inserted }
-            let layout = AttributeValues.Layout(names: laidOut.map(\.name))
+            let layout = AttributeValues.Layout(names: laidOut.map(\.name), types: laidOut.map(\.type))
             let transient = laidOut.indices.filter { laidOut[$0].isTransient }
             return (layout, transient, laidOut.map(\.type), AttributeValues(layout: layout, values: laidOut.map(\.defaultValue)))
         }

@@ -18,9 +18,19 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
         @usableFromInline let positions: [String: Int]
         /// Values with none set, copied by every new `AttributeValues` of this layout.
         @usableFromInline let noValues: [AttributeValue?]
+        /// Each attribute's type, for an entity's layout (setting a value checks it by
+        /// position); nil for a layout of names only.
+        package let types: [AttributeType]?
 
         /// A layout of `names`, which must be distinct.
-        public init(names: [String]) {
+        public convenience init(names: [String]) {
+            self.init(names: names, types: nil)
+        }
+
+        /// A layout of `names` (distinct) and, for an entity's, their types.
+        package init(names: [String], types: [AttributeType]?) {
+            precondition(types == nil || types?.count == names.count, "\(types?.count ?? 0) types for \(names.count) names")
+            self.types = types
             self.names = names
             var positions: [String: Int] = [:]
             positions.reserveCapacity(names.count)
