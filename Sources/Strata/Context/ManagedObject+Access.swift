@@ -323,21 +323,34 @@ extension ManagedObject {
         }
     }
 
-    /// The attribute value of the Swift types apps set most, by casts to concrete types (far
-    /// cheaper than casts to protocols); nil for anything else.
+    /// The attribute value of the Swift types apps set most; nil for anything else. The value's
+    /// dynamic type is compared first, so that only one cast is made (a chain of `as?` casts
+    /// cost one failed cast per type tried, on every value set).
     static func plainAttributeValue(_ value: Any) -> AttributeValue? {
-        switch value {
-        case let v as String: .string(v)
-        case let v as Int64: .integer(v)
-        case let v as Int: .integer(Int64(v))
-        case let v as Double: .double(v)
-        case let v as Bool: .bool(v)
-        case let v as Date: .date(v)
-        case let v as Int32: .integer(Int64(v))
-        case let v as Decimal: .decimal(v)
-        case let v as UUID: .uuid(v)
+        switch ObjectIdentifier(type(of: value)) {
+        case PlainType.string: .string(value as! String)
+        case PlainType.int64: .integer(value as! Int64)
+        case PlainType.int: .integer(Int64(value as! Int))
+        case PlainType.double: .double(value as! Double)
+        case PlainType.bool: .bool(value as! Bool)
+        case PlainType.date: .date(value as! Date)
+        case PlainType.int32: .integer(Int64(value as! Int32))
+        case PlainType.decimal: .decimal(value as! Decimal)
+        case PlainType.uuid: .uuid(value as! UUID)
         default: nil
         }
+    }
+
+    private enum PlainType {
+        static let string = ObjectIdentifier(String.self)
+        static let int64 = ObjectIdentifier(Int64.self)
+        static let int = ObjectIdentifier(Int.self)
+        static let double = ObjectIdentifier(Double.self)
+        static let bool = ObjectIdentifier(Bool.self)
+        static let date = ObjectIdentifier(Date.self)
+        static let int32 = ObjectIdentifier(Int32.self)
+        static let decimal = ObjectIdentifier(Decimal.self)
+        static let uuid = ObjectIdentifier(UUID.self)
     }
 
     static func attributeValue(_ value: Any?, for attribute: AttributeDescription, entity: String, transformer: (any AttributeTransformer)?) -> AttributeValue? {
