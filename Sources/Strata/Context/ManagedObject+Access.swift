@@ -234,8 +234,9 @@ extension ManagedObject {
         context().setToOne(self, relationship, destination)
     }
 
-    /// The members of a to-many relationship: in stored order for an ordered one, otherwise in
-    /// the order they were added.
+    /// The members of a to-many relationship: in stored order for an ordered one; an unordered
+    /// one has no defined order (members come in the order they were added until one is
+    /// removed, which moves the last member into its place).
     public func objects(forKey key: String) -> [ManagedObject] {
         let relationship = toManyRelationship(key)
         fulfillFault()
