@@ -22,9 +22,9 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Puts an object back after an undone insert is redone.
+    /// Puts an object that left the context back: an undone insert redone, or an insert a save
+    /// dropped (it was deleted) whose delete is undone.
     private func registerAgain(_ object: ManagedObject) {
-        object.managedObjectContext = self
         reregister(object, as: object.objectID)
     }
 
@@ -38,6 +38,11 @@ extension ManagedObjectContext {
             object.requestedPrimaryKey = object.objectID.primaryKey
             markInserted(object, true)
             return
+        }
+        if !deleted && object.managedObjectContext == nil && object.isInserted {
+            // Inserted and deleted again, so a save let the object go without sending it:
+            // undoing the delete brings the insert back into the context.
+            registerAgain(object)
         }
         object.isDeleted = deleted
         noteChange(object)

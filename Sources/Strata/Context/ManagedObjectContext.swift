@@ -110,6 +110,9 @@ public final class ManagedObjectContext {
         removeFromRegistry(object.objectID, ObjectIdentifier(object))
         object.objectID = id
         registry[id] = RegisteredObject(object)
+        // A registered object must name this context, or its `deinit` would not take it out of
+        // the registry, which would then hold a freed object.
+        object.managedObjectContext = self
     }
 
     /// Keeps an object with changes alive, or lets a clean one go.

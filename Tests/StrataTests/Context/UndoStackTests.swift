@@ -199,6 +199,34 @@ private func stack(levels: Int = 0) throws -> (ManagedObjectContext, Person, Boo
         #expect(try ManagedObjectContext(coordinator: context.coordinator).count(for: FetchRequest(entityName: "Book")) == 0)
     }
 
+    @Test func undoingTheDeleteOfAnInsertASaveDroppedInsertsItAgain() throws {
+        let (context, _, _, _) = try stack()
+        var tag: Tag? = context.perform {
+            let tag = context.insert(Tag.self)
+            tag.name = "d"
+            return tag
+        }
+        context.delete(try #require(tag))
+        // Inserted and deleted: the save never sends it, and it leaves the context.
+        try context.save()
+        #expect(tag?.managedObjectContext == nil)
+        context.undo()
+        // Back in its context, as an insert to save.
+        #expect(tag?.managedObjectContext === context)
+        #expect(context.insertedObjects == [try #require(tag)])
+        try context.save()
+        let id = try #require(tag?.objectID)
+        #expect(!id.isTemporary)
+        // A registered object must belong to its context: it leaves the registry when freed
+        // (checked before freeing it, so that a failure does not read freed memory).
+        try #require(tag?.managedObjectContext === context)
+        context.undoManager?.removeAll()
+        tag = nil
+        #expect(!context.registeredObjects.contains { $0.objectID == id })
+        let stored = try #require(try ManagedObjectContext(coordinator: context.coordinator).existingObject(with: id) as? Tag)
+        #expect(stored.name == "d")
+    }
+
     @Test func levelsOfUndoDropTheOldest() throws {
         let (context, ann, _, _) = try stack(levels: 2)
         for age in [1, 2, 3] { ann.age = Int16(age) }
