@@ -239,25 +239,35 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         case .toMany(let members):
             return members
         case .pending:
-            guard let context = managedObjectContext else { return nil }
-            let relationship = entity.relationships[position]
-            do {
-                let ids = try context.coordinator.relatedObjectIDs(of: objectID, relationship: relationship.name)
-                committed?.toMany[relationship.name] = ids
-                committed?.lazyToMany.remove(relationship.name)
-                guard !ids.isEmpty else {
-                    relationshipSlots[position] = .none
-                    return nil
-                }
-                let members = RelationshipMembers(ids, ordered: relationship.isOrdered, tracksChanges: !isInserted)
-                relationshipSlots[position] = .toMany(members)
-                return members
-            } catch {
-                // Left pending, so a save never writes the members it could not read as none.
-                context.noteUnreadable(objectID, error)
+            // Left pending when unreadable, so a save never writes the members it could not
+            // read as none.
+            guard let ids = committedMemberIDs(at: position) else { return nil }
+            guard !ids.isEmpty else {
+                relationshipSlots[position] = .none
                 return nil
             }
+            let members = RelationshipMembers(ids, ordered: entity.relationships[position].isOrdered, tracksChanges: !isInserted)
+            relationshipSlots[position] = .toMany(members)
+            return members
         case .none, .toOne:
+            return nil
+        }
+    }
+
+    /// The saved members of the to-many relationship at a position, read from the store when
+    /// the committed record left them to load later; nil when the store cannot be read (the
+    /// error is noted with the context) or the object has no context.
+    func committedMemberIDs(at position: Int) -> [ObjectID]? {
+        let name = entity.relationships[position].name
+        guard committed?.lazyToMany.contains(name) == true else { return committed?.toMany[name] ?? [] }
+        guard let context = managedObjectContext else { return nil }
+        do {
+            let ids = try context.coordinator.relatedObjectIDs(of: objectID, relationship: name)
+            committed?.toMany[name] = ids
+            committed?.lazyToMany.remove(name)
+            return ids
+        } catch {
+            context.noteUnreadable(objectID, error)
             return nil
         }
     }

@@ -371,7 +371,9 @@ public final class ManagedObjectContext {
                 let position = bit - attributeCount
                 let slot = slots[position]
                 if case .toMany(let members) = slot {
-                    members.rebase(onto: record.toMany[object.entity.relationships[position].name] ?? [])
+                    // The saved members, read now if the record left them to load later: a
+                    // change is kept against them, not against none.
+                    members.rebase(onto: object.committedMemberIDs(at: position) ?? [])
                 }
                 object.relationshipSlots[position] = slot
             }
