@@ -74,3 +74,59 @@ import Testing
         #expect(!book.isUpdated && !book.hasChanges && !context.hasChanges)
     }
 }
+
+/// Random sequences of changes to a saved ordered and a saved unordered to-many, with undo:
+/// after every step each object is updated exactly when its members differ from the saved ones
+/// (in order, for the ordered one), and a save stores what the objects hold.
+@Suite struct RelationshipMembersRandomTests {
+    @Test(arguments: 0..<40)
+    func updatedExactlyWhenMembersDifferFromTheSavedOnes(_ seed: Int) throws {
+        var random = SeededGenerator(seed: UInt64(seed))
+        let coordinator = TestModel.coordinator()
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let book = context.book("Dune")
+        let ann = context.person("Ann")
+        let tags = (0..<5).map { number in
+            let tag = context.insert(Tag.self)
+            tag.name = "t\(number)"
+            return tag
+        }
+        let friends = (0..<5).map { context.person("F\($0)") }
+        book.tags = Array(tags.prefix(3))
+        ann.friends = Set(friends.prefix(3))
+        try context.save()
+        context.undoManager = UndoStack()
+        for round in 0..<3 {
+            for _ in 0..<25 {
+                let tag = tags[Int.random(in: 0..<tags.count, using: &random)]
+                let friend = friends[Int.random(in: 0..<friends.count, using: &random)]
+                switch Int.random(in: 0..<8, using: &random) {
+                case 0: book.addObject(tag, forKey: "tags")
+                case 1: book.removeObject(tag, forKey: "tags")
+                case 2:
+                    let count = book.tags.count
+                    if !book.tags.contains(tag) { book.insertObject(tag, at: Int.random(in: 0...count, using: &random), forKey: "tags") }
+                case 3: book.setObjects(tags.shuffled(using: &random).prefix(Int.random(in: 0...5, using: &random)).map { $0 }, forKey: "tags")
+                case 4: ann.addObject(friend, forKey: "friends")
+                case 5: ann.removeObject(friend, forKey: "friends")
+                case 6: context.undo()
+                default: context.redo()
+                }
+                let savedTags = book.committedValues(forKeys: ["tags"])["tags"]
+                #expect(book.isUpdated == (savedTags != .toMany(book.tags.map(\.objectID))), "round \(round): \(book.tags.map(\.name)) against \(String(describing: savedTags))")
+                guard case .toMany(let savedFriends) = ann.committedValues(forKeys: ["friends"])["friends"] else {
+                    Issue.record("no saved friends")
+                    return
+                }
+                let changedFriends = Set(savedFriends) != Set(ann.friends.map(\.objectID))
+                #expect(ann.changedValues().keys.contains("friends") == changedFriends)
+            }
+            try context.save()
+            let check = ManagedObjectContext(coordinator: coordinator)
+            let storedBook = try #require(try check.existingObject(with: book.objectID) as? Book)
+            #expect(storedBook.tags.map(\.objectID) == book.tags.map(\.objectID))
+            let storedAnn = try #require(try check.existingObject(with: ann.objectID) as? Person)
+            #expect(Set(storedAnn.friends.map(\.objectID)) == Set(ann.friends.map(\.objectID)))
+        }
+    }
+}
