@@ -190,4 +190,21 @@ import Testing
             #expect(try context.all("Person").map { $0.name("mentor") } == [nil, "ann", "bob"])
         }
     }
+
+    /// An object read from a store reports its saved members as its committed values, also
+    /// when the store leaves them to load on first use (SQLite does).
+    @Test(arguments: StoreKind.all)
+    func committedValuesOfAReadObjectHoldItsSavedMembers(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        let setup = fixture.context()
+        let book = try setup.make("Book", ["title": "Germinal"])
+        let tag = try setup.make("Tag", ["name": "classic"])
+        book.addObject(tag, forKey: "tags")
+        try setup.save()
+        let context = fixture.context()
+        let read = try context.existingObject(with: book.objectID)
+        #expect(read.committedValues(forKeys: ["tags"]) == ["tags": .toMany([tag.objectID])])
+        #expect(read.committedValues()["tags"] == .toMany([tag.objectID]))
+        #expect(!read.hasChanges)
+    }
 }

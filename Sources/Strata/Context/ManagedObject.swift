@@ -137,7 +137,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             case .attribute:
                 result[key] = .attribute(committed?.attributes[key])
             case .relationship(let relationship):
-                result[key] = relationship.isToMany ? .toMany(committed?.toMany[key] ?? []) : .toOne(committed?.toOne[key])
+                // Saved members a store left to load later are read now.
+                result[key] = relationship.isToMany
+                    ? .toMany(committedMemberIDs(at: relationshipPosition(key)) ?? [])
+                    : .toOne(committed?.toOne[key])
             }
         }
         return result
