@@ -104,16 +104,12 @@ import Testing
     @Test(arguments: StoreKind.all)
     func aToManyRemovalSurvivesARefreshThatKeepsChanges(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.catalog)
-        let setup = fixture.context()
-        let book = try setup.make("Book", ["title": "Germinal"])
-        let tag = try setup.make("Tag", ["name": "classic"])
-        book.addObject(tag, forKey: "tags")
-        try setup.save()
+        let (book, tag) = try fixture.savedTaggedBook()
         let first = fixture.context(), second = fixture.context()
-        let a = try first.existingObject(with: book.objectID), t = try first.existingObject(with: tag.objectID)
+        let a = try first.existingObject(with: book), t = try first.existingObject(with: tag)
         a.removeObject(t, forKey: "tags")
         #expect(a.isUpdated && t.isUpdated)
-        let b = try second.existingObject(with: book.objectID), u = try second.existingObject(with: tag.objectID)
+        let b = try second.existingObject(with: book), u = try second.existingObject(with: tag)
         b["pages"] = 700
         u["name"] = "classics"
         try second.save()
@@ -123,13 +119,13 @@ import Testing
         #expect(t["name"] as? String == "classics")
         #expect(a.isUpdated && t.isUpdated)
         #expect(a.changedValues() == ["tags": .toMany([])])
-        #expect(a.committedValues(forKeys: ["tags"]) == ["tags": .toMany([tag.objectID])])
+        #expect(a.committedValues(forKeys: ["tags"]) == ["tags": .toMany([tag])])
         try first.save()
         try fixture.verifyStored { context throws in
-            let stored = try context.existingObject(with: book.objectID)
+            let stored = try context.existingObject(with: book)
             #expect(stored.objects(forKey: "tags").isEmpty)
             #expect(stored.attribute("pages") == .integer(700))
-            #expect(try context.existingObject(with: tag.objectID).objects(forKey: "books").isEmpty)
+            #expect(try context.existingObject(with: tag).objects(forKey: "books").isEmpty)
         }
     }
 }

@@ -196,15 +196,11 @@ import Testing
     @Test(arguments: StoreKind.all)
     func committedValuesOfAReadObjectHoldItsSavedMembers(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.catalog)
-        let setup = fixture.context()
-        let book = try setup.make("Book", ["title": "Germinal"])
-        let tag = try setup.make("Tag", ["name": "classic"])
-        book.addObject(tag, forKey: "tags")
-        try setup.save()
+        let (book, tag) = try fixture.savedTaggedBook()
         let context = fixture.context()
-        let read = try context.existingObject(with: book.objectID)
-        #expect(read.committedValues(forKeys: ["tags"]) == ["tags": .toMany([tag.objectID])])
-        #expect(read.committedValues()["tags"] == .toMany([tag.objectID]))
+        let read = try context.existingObject(with: book)
+        #expect(read.committedValues(forKeys: ["tags"]) == ["tags": .toMany([tag])])
+        #expect(read.committedValues()["tags"] == .toMany([tag]))
         #expect(!read.hasChanges)
     }
 }
