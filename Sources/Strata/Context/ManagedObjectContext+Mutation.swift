@@ -71,14 +71,14 @@ extension ManagedObjectContext {
         guard old != id else { return }
         object.relationshipSlots[position] = id.map { .toOne($0) } ?? .none
         updateChanged(object, bit: object.relationshipBit(position))
-        undoManager?.register { [unowned self] in self.primitiveSetToOne(object, position, old) }
+        undoManager?.register { [unowned self] in self.primitiveSetToOne(object, position, old.map(self.currentID)) }
     }
 
     /// Adds a member to the to-many relationship at a position (no inverse upkeep).
     func primitiveInsert(_ object: ManagedObject, _ position: Int, _ id: ObjectID, at index: Int? = nil) {
         guard object.mutableMembers(at: position).insert(id, at: index) else { return }
         updateChanged(object, bit: object.relationshipBit(position))
-        undoManager?.register { [unowned self] in self.primitiveRemove(object, position, id) }
+        undoManager?.register { [unowned self] in self.primitiveRemove(object, position, self.currentID(id)) }
     }
 
     /// Removes a member from the to-many relationship at a position (no inverse upkeep).
@@ -86,7 +86,7 @@ extension ManagedObjectContext {
         guard let members = object.members(at: position), let index = members.remove(id) else { return }
         updateChanged(object, bit: object.relationshipBit(position))
         let undoIndex = members.isOrdered ? index : nil
-        undoManager?.register { [unowned self] in self.primitiveInsert(object, position, id, at: undoIndex) }
+        undoManager?.register { [unowned self] in self.primitiveInsert(object, position, self.currentID(id), at: undoIndex) }
     }
 
     private func updateChanged(_ object: ManagedObject, bit: Int) {

@@ -55,7 +55,7 @@ extension ManagedObjectContext {
         for object in objects.deleted { unregister(object) }
         let permanent = outcome.permanentIDs
         for (index, object) in objects.inserted.enumerated() {
-            reregister(object, as: outcome.insertedIDs[index])
+            reregister(savedObject: object, as: outcome.insertedIDs[index])
         }
         for (index, object) in objects.inserted.enumerated() {
             didSave(object, outcome.insertedRecords[index], permanent, reapply: objects.discardedAny)

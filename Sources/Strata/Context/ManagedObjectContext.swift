@@ -52,6 +52,9 @@ public final class ManagedObjectContext {
     /// that nothing it failed to read is written back as empty.
     var unreadable: [ObjectID: StrataError] = [:]
     private let inbox = MergeInbox()
+    /// The permanent IDs new objects got in saves, by their temporary IDs, kept while there is
+    /// undo history: undoing a change made before the save finds the objects it names.
+    private var savedIDs: [ObjectID: ObjectID] = [:]
 
     public init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator
@@ -103,6 +106,24 @@ public final class ManagedObjectContext {
         removeFromRegistry(object.objectID, ObjectIdentifier(object))
         changed[ObjectIdentifier(object)] = nil
         object.managedObjectContext = nil
+    }
+
+    /// The ID an object has now: the permanent one a save gave it for a temporary ID that undo
+    /// history still holds.
+    func currentID(_ id: ObjectID) -> ObjectID {
+        id.isTemporary ? savedIDs[id] ?? id : id
+    }
+
+    /// Re-keys an object whose ID became permanent in a save.
+    func reregister(savedObject object: ManagedObject, as id: ObjectID) {
+        if let undoManager, undoManager.canUndo || undoManager.canRedo { savedIDs[object.objectID] = id }
+        reregister(object, as: id)
+    }
+
+    /// Drops the undo history, and the IDs kept for it.
+    func clearUndoHistory() {
+        undoManager?.removeAll()
+        savedIDs.removeAll()
     }
 
     /// Re-keys an object whose ID became permanent.
@@ -329,7 +350,7 @@ public final class ManagedObjectContext {
             }
         }
         changed.removeAll()
-        undoManager?.removeAll()
+        clearUndoHistory()
     }
 
     /// Forgets every object: registered objects become unusable (their context is nil).
@@ -339,7 +360,7 @@ public final class ManagedObjectContext {
         registry.removeAll()
         changed.removeAll()
         unreadable.removeAll()
-        undoManager?.removeAll()
+        clearUndoHistory()
     }
 
     /// Reloads an object from the store: as a fault when `mergeChanges` is false (dropping its

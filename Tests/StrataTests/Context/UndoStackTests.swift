@@ -227,6 +227,46 @@ private func stack(levels: Int = 0) throws -> (ManagedObjectContext, Person, Boo
         #expect(stored.name == "d")
     }
 
+    @Test func undoingARelationshipChangeToANewObjectAfterItsSave() throws {
+        let (context, ann, book, _) = try stack()
+        let (bob, pet) = context.perform {
+            let pet = Pet(context: context)
+            pet.name = "Tom"
+            return (context.person("Bob"), pet)
+        }
+        ann.friends = [bob]
+        ann.pet = pet
+        try context.save()
+        // bob and Tom now have permanent IDs; undoing still finds them.
+        context.undo()
+        #expect(ann.pet?.name == "Rex")
+        #expect(pet.owner == nil)
+        context.undo()
+        #expect(ann.friends.isEmpty)
+        #expect(bob.friends.isEmpty)
+        #expect(ann.hasChanges && bob.hasChanges)
+        context.redo()
+        #expect(ann.friends == [bob])
+        context.redo()
+        #expect(ann.pet === pet && pet.owner === ann)
+        #expect(book.author === ann)
+
+        // A to-one that held a new object before a save, set back to it after.
+        let cat = context.perform {
+            let cat = Pet(context: context)
+            cat.name = "Cat"
+            return cat
+        }
+        ann.pet = cat
+        ann.pet = pet
+        try context.save()
+        context.undo()
+        #expect(ann.pet === cat && cat.owner === ann && pet.owner == nil)
+        try context.save()
+        let other = ManagedObjectContext(coordinator: context.coordinator)
+        #expect(try other.existingObject(with: ann.objectID).object(forKey: "pet")?.objectID == cat.objectID)
+    }
+
     @Test func levelsOfUndoDropTheOldest() throws {
         let (context, ann, _, _) = try stack(levels: 2)
         for age in [1, 2, 3] { ann.age = Int16(age) }
