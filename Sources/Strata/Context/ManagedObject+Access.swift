@@ -234,7 +234,8 @@ extension ManagedObject {
     }
 
     /// The members of a to-many relationship: in stored order for an ordered one, otherwise in
-    /// the order they were added.
+    /// no set order (the order they were added until one is removed: the last member then takes
+    /// the removed one's place, so that a removal costs O(1)).
     public func objects(forKey key: String) -> [ManagedObject] {
         let relationship = toManyRelationship(key)
         fulfillFault()
