@@ -5,17 +5,22 @@ import Testing
 /// Change tracking of to-many members against the saved state: whatever sequence of adds,
 /// removes and inserts leads to a state, the object is updated exactly when that state differs
 /// from the saved one, and a save writes it.
+/// New tags with these names.
+private func makeTags(_ names: [String], in context: ManagedObjectContext) -> [Tag] {
+    names.map { name in
+        let tag = context.insert(Tag.self)
+        tag.name = name
+        return tag
+    }
+}
+
 @Suite struct RelationshipMembersTests {
     /// A saved book with the ordered tags a, b, c, in a context on a new in-memory store.
     private func savedBook() throws -> (PersistentStoreCoordinator, ManagedObjectContext, Book, [Tag]) {
         let coordinator = TestModel.coordinator()
         let context = ManagedObjectContext(coordinator: coordinator)
         let book = context.book("Dune")
-        let tags = ["a", "b", "c"].map { name in
-            let tag = context.insert(Tag.self)
-            tag.name = name
-            return tag
-        }
+        let tags = makeTags(["a", "b", "c"], in: context)
         book.tags = tags
         try context.save()
         return (coordinator, context, book, tags)
@@ -86,11 +91,7 @@ import Testing
         let context = ManagedObjectContext(coordinator: coordinator)
         let book = context.book("Dune")
         let ann = context.person("Ann")
-        let tags = (0..<5).map { number in
-            let tag = context.insert(Tag.self)
-            tag.name = "t\(number)"
-            return tag
-        }
+        let tags = makeTags((0..<5).map { "t\($0)" }, in: context)
         let friends = (0..<5).map { context.person("F\($0)") }
         book.tags = Array(tags.prefix(3))
         ann.friends = Set(friends.prefix(3))
@@ -127,6 +128,56 @@ import Testing
             #expect(storedBook.tags.map(\.objectID) == book.tags.map(\.objectID))
             let storedAnn = try #require(try check.existingObject(with: ann.objectID) as? Person)
             #expect(Set(storedAnn.friends.map(\.objectID)) == Set(ann.friends.map(\.objectID)))
+        }
+    }
+}
+
+/// Random changes in two contexts, the second's saves merged into the first while it keeps its
+/// own changes: the first's objects stay updated exactly when they differ from the merged saved
+/// state, and its saves store what it holds.
+@Suite struct RelationshipMembersMergeTests {
+    @Test(arguments: 0..<30)
+    func mergedChangesKeepTheTracking(_ seed: Int) throws {
+        var random = SeededGenerator(seed: UInt64(seed))
+        let coordinator = TestModel.coordinator()
+        let setup = ManagedObjectContext(coordinator: coordinator)
+        let book = setup.book("Dune")
+        let tags = makeTags((0..<5).map { "t\($0)" }, in: setup)
+        book.tags = Array(tags.prefix(3))
+        try setup.save()
+        let first = ManagedObjectContext(coordinator: coordinator), second = ManagedObjectContext(coordinator: coordinator)
+        first.automaticallyMergesChangesFromParent = true
+        second.automaticallyMergesChangesFromParent = true
+        func objects(in context: ManagedObjectContext) throws -> (Book, [Tag]) {
+            (try #require(try context.existingObject(with: book.objectID) as? Book),
+             try tags.map { try #require(try context.existingObject(with: $0.objectID) as? Tag) })
+        }
+        let (mine, myTags) = try objects(in: first)
+        let (theirs, theirTags) = try objects(in: second)
+        for _ in 0..<30 {
+            let index = Int.random(in: 0..<tags.count, using: &random)
+            switch Int.random(in: 0..<7, using: &random) {
+            case 0: mine.addObject(myTags[index], forKey: "tags")
+            case 1: mine.removeObject(myTags[index], forKey: "tags")
+            case 2: mine.setObjects(myTags.shuffled(using: &random).prefix(Int.random(in: 0...5, using: &random)).map { $0 }, forKey: "tags")
+            case 3: mine.pages = Int32.random(in: 1...3, using: &random)
+            case 4:
+                theirs.setObjects(theirTags.shuffled(using: &random).prefix(Int.random(in: 0...5, using: &random)).map { $0 }, forKey: "tags")
+                theirs.pages = Int32.random(in: 1...3, using: &random)
+                try second.save()
+            case 5: theirTags[index].name = "t\(index)-\(Int.random(in: 0...2, using: &random))"; try second.save()
+            default:
+                first.mergePolicy = .objectTrump
+                try first.save()
+                let check = ManagedObjectContext(coordinator: coordinator)
+                let stored = try #require(try check.existingObject(with: book.objectID) as? Book)
+                #expect(stored.tags.map(\.objectID) == mine.tags.map(\.objectID))
+                #expect(stored.pages == mine.pages)
+            }
+            _ = try first.count(for: FetchRequest(entityName: "Book"))   // takes pending merges
+            let saved = mine.committedValues(forKeys: ["tags", "pages"])
+            let differs = saved["tags"] != .toMany(mine.tags.map(\.objectID)) || saved["pages"] != .attribute(.integer(Int64(mine.pages)))
+            #expect(mine.isUpdated == differs, "\(mine.tags.map(\.name)) against \(String(describing: saved["tags"]))")
         }
     }
 }
