@@ -224,6 +224,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return record
     }
 
+    /// Replaces the IDs the object's relationships hold through `map` (temporary IDs made
+    /// permanent by a save).
+    func mapRelatedIDs(_ map: [ObjectID: ObjectID]) {
+        for (position, slot) in relationshipSlots.enumerated() {
+            switch slot {
+            case .toOne(let id):
+                if let mapped = map[id] { relationshipSlots[position] = .toOne(mapped) }
+            case .toMany(let members):
+                members.mapIDs(map)
+            case .none, .pending:
+                break
+            }
+        }
+    }
+
     /// The destination of the to-one relationship at a position.
     func toOneID(at position: Int) -> ObjectID? {
         if case .toOne(let id) = relationshipSlots[position] { return id }

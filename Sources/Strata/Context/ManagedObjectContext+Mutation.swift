@@ -41,8 +41,10 @@ extension ManagedObjectContext {
         }
         if !deleted && object.managedObjectContext == nil && object.isInserted {
             // Inserted and deleted again, so a save let the object go without sending it:
-            // undoing the delete brings the insert back into the context.
+            // undoing the delete brings the insert back into the context, referring to the
+            // objects that save made permanent by their new IDs.
             registerAgain(object)
+            if !savedIDs.isEmpty { object.mapRelatedIDs(savedIDs) }
         }
         object.isDeleted = deleted
         noteChange(object)

@@ -74,17 +74,8 @@ extension ManagedObjectContext {
             object.apply(record)
             return
         }
-        for (position, slot) in object.relationshipSlots.enumerated() {
-            switch slot {
-            case .toOne(let id):
-                if let mapped = permanent[id] { object.relationshipSlots[position] = .toOne(mapped) }
-            case .toMany(let members):
-                if !permanent.isEmpty { members.mapIDs(permanent) }
-                members.commit()
-            case .none, .pending:
-                break
-            }
-        }
+        if !permanent.isEmpty { object.mapRelatedIDs(permanent) }
+        for case .toMany(let members) in object.relationshipSlots { members.commit() }
         object.committed = record
         object.changedMask.removeAll()
     }

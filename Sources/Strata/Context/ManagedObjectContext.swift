@@ -54,7 +54,7 @@ public final class ManagedObjectContext {
     private let inbox = MergeInbox()
     /// The permanent IDs new objects got in saves, by their temporary IDs, kept while there is
     /// undo history: undoing a change made before the save finds the objects it names.
-    private var savedIDs: [ObjectID: ObjectID] = [:]
+    var savedIDs: [ObjectID: ObjectID] = [:]
 
     public init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator

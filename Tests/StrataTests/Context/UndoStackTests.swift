@@ -227,6 +227,27 @@ private func stack(levels: Int = 0) throws -> (ManagedObjectContext, Person, Boo
         #expect(stored.name == "d")
     }
 
+    @Test func anInsertBroughtBackByUndoRefersToObjectsSavedMeanwhile() throws {
+        let (context, _, _, _) = try stack()
+        let (bob, pet) = context.perform {
+            let pet = Pet(context: context)
+            pet.name = "Tom"
+            let bob = context.person("Bob")
+            bob.pet = pet
+            return (bob, pet)
+        }
+        context.delete(pet)
+        #expect(bob.pet == nil)
+        // Bob is saved and gets a permanent ID; Tom, inserted and deleted, is dropped.
+        try context.save()
+        context.undo()
+        #expect(pet.managedObjectContext === context)
+        #expect(pet.owner === bob && bob.pet === pet)
+        try context.save()
+        let other = ManagedObjectContext(coordinator: context.coordinator)
+        #expect(try other.existingObject(with: pet.objectID).object(forKey: "owner")?.objectID == bob.objectID)
+    }
+
     @Test func undoingARelationshipChangeToANewObjectAfterItsSave() throws {
         let (context, ann, book, _) = try stack()
         let (bob, pet) = context.perform {
