@@ -11,16 +11,22 @@ import Testing
         return coordinator
     }
 
-    @Test func mergePoliciesAcrossTwoStacksOnOneFile() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let url = directory.file("todos.sqlite")
+    /// Two stacks on one file; the first's context has saved a to-do, "Buy milk".
+    func twoStacksWithATodo(_ url: URL) throws -> (second: PersistentStoreCoordinator, writer: ManagedObjectContext, todo: ManagedObject) {
         let first = try stack(url), second = try stack(url)
         let writer = ManagedObjectContext(coordinator: first)
         let todo = try writer.insertObject(entityName: "Todo")
         todo["title"] = "Buy milk"
         todo["createdAt"] = Date(timeIntervalSinceReferenceDate: 0)
         try writer.save()
+        return (second, writer, todo)
+    }
+
+    @Test func mergePoliciesAcrossTwoStacksOnOneFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("todos.sqlite")
+        let (second, writer, todo) = try twoStacksWithATodo(url)
         let id = todo.objectID
 
         // The second stack reads version 1; the first saves version 2.
@@ -61,13 +67,7 @@ import Testing
     @Test func aFetchedRowIsWhatLaterReadsOfItSee() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let url = directory.file("todos.sqlite")
-        let first = try stack(url), second = try stack(url)
-        let writer = ManagedObjectContext(coordinator: first)
-        let todo = try writer.insertObject(entityName: "Todo")
-        todo["title"] = "Buy milk"
-        todo["createdAt"] = Date(timeIntervalSinceReferenceDate: 0)
-        try writer.save()
+        let (second, writer, todo) = try twoStacksWithATodo(directory.file("todos.sqlite"))
         let id = todo.objectID
 
         // The second stack reads the row (its row cache keeps it), then the first changes it.
