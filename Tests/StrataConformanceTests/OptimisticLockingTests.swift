@@ -97,4 +97,35 @@ import Testing
             #expect(try context.all("Tag").map(\.objectID) == [tag.objectID])
         }
     }
+
+    /// A to-many change kept through a merge stays a change even when the merged record leaves
+    /// the relationship to load later (the SQLite store does): the saved members are read to
+    /// compare with, not taken as none.
+    @Test(arguments: StoreKind.all)
+    func aToManyRemovalSurvivesARefreshThatKeepsChanges(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        let (book, tag) = try fixture.savedTaggedBook()
+        let first = fixture.context(), second = fixture.context()
+        let a = try first.existingObject(with: book), t = try first.existingObject(with: tag)
+        a.removeObject(t, forKey: "tags")
+        #expect(a.isUpdated && t.isUpdated)
+        let b = try second.existingObject(with: book), u = try second.existingObject(with: tag)
+        b["pages"] = 700
+        u["name"] = "classics"
+        try second.save()
+        first.refresh(a, mergeChanges: true)
+        first.refresh(t, mergeChanges: true)
+        #expect(a.attribute("pages") == .integer(700))
+        #expect(t["name"] as? String == "classics")
+        #expect(a.isUpdated && t.isUpdated)
+        #expect(a.changedValues() == ["tags": .toMany([])])
+        #expect(a.committedValues(forKeys: ["tags"]) == ["tags": .toMany([tag])])
+        try first.save()
+        try fixture.verifyStored { context throws in
+            let stored = try context.existingObject(with: book)
+            #expect(stored.objects(forKey: "tags").isEmpty)
+            #expect(stored.attribute("pages") == .integer(700))
+            #expect(try context.existingObject(with: tag).objects(forKey: "books").isEmpty)
+        }
+    }
 }

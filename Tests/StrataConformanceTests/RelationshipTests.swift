@@ -190,4 +190,17 @@ import Testing
             #expect(try context.all("Person").map { $0.name("mentor") } == [nil, "ann", "bob"])
         }
     }
+
+    /// An object read from a store reports its saved members as its committed values, also
+    /// when the store leaves them to load on first use (SQLite does).
+    @Test(arguments: StoreKind.all)
+    func committedValuesOfAReadObjectHoldItsSavedMembers(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        let (book, tag) = try fixture.savedTaggedBook()
+        let context = fixture.context()
+        let read = try context.existingObject(with: book)
+        #expect(read.committedValues(forKeys: ["tags"]) == ["tags": .toMany([tag])])
+        #expect(read.committedValues()["tags"] == .toMany([tag]))
+        #expect(!read.hasChanges)
+    }
 }

@@ -67,6 +67,13 @@ import Testing
             #expect(try Self.tagsInFile(url) == [1: "home", 2: "work"])
             let stored = try #require(try XMLStoreFormat().read(from: url).records["Todo"]?.values.first)
             #expect(stored.toMany["tags"] == [work.objectID])
+            // The context's objects hold the fresh IDs too, as their saved state.
+            #expect(todo.objects(forKey: "tags") == [work])
+            #expect(work.objects(forKey: "todos") == [todo])
+            #expect(todo.committedValues(forKeys: ["tags"]) == ["tags": .toMany([work.objectID])])
+            #expect(!two.hasChanges && !todo.hasChanges && !work.hasChanges)
+            #expect(two.registeredObjects == [work, todo])
+            #expect(try two.existingObject(with: work.objectID) === work)
             // The notification names the objects by their final IDs.
             let notified = notifications.withLock { $0 }
             #expect(notified.count == 1)

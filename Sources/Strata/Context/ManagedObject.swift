@@ -137,7 +137,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             case .attribute:
                 result[key] = .attribute(committed?.attributes[key])
             case .relationship(let relationship):
-                result[key] = relationship.isToMany ? .toMany(committed?.toMany[key] ?? []) : .toOne(committed?.toOne[key])
+                // Saved members a store left to load later are read now.
+                result[key] = relationship.isToMany
+                    ? .toMany(committedMemberIDs(at: relationshipPosition(key)) ?? [])
+                    : .toOne(committed?.toOne[key])
             }
         }
         return result
@@ -221,6 +224,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         return record
     }
 
+    /// Replaces the IDs the object's relationships hold through `map` (temporary IDs made
+    /// permanent by a save).
+    func mapRelatedIDs(_ map: [ObjectID: ObjectID]) {
+        for (position, slot) in relationshipSlots.enumerated() {
+            switch slot {
+            case .toOne(let id):
+                if let mapped = map[id] { relationshipSlots[position] = .toOne(mapped) }
+            case .toMany(let members):
+                members.mapIDs(map)
+            case .none, .pending:
+                break
+            }
+        }
+    }
+
     /// The destination of the to-one relationship at a position.
     func toOneID(at position: Int) -> ObjectID? {
         if case .toOne(let id) = relationshipSlots[position] { return id }
@@ -239,25 +257,35 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         case .toMany(let members):
             return members
         case .pending:
-            guard let context = managedObjectContext else { return nil }
-            let relationship = entity.relationships[position]
-            do {
-                let ids = try context.coordinator.relatedObjectIDs(of: objectID, relationship: relationship.name)
-                committed?.toMany[relationship.name] = ids
-                committed?.lazyToMany.remove(relationship.name)
-                guard !ids.isEmpty else {
-                    relationshipSlots[position] = .none
-                    return nil
-                }
-                let members = RelationshipMembers(ids, ordered: relationship.isOrdered, tracksChanges: !isInserted)
-                relationshipSlots[position] = .toMany(members)
-                return members
-            } catch {
-                // Left pending, so a save never writes the members it could not read as none.
-                context.noteUnreadable(objectID, error)
+            // Left pending when unreadable, so a save never writes the members it could not
+            // read as none.
+            guard let ids = committedMemberIDs(at: position) else { return nil }
+            guard !ids.isEmpty else {
+                relationshipSlots[position] = .none
                 return nil
             }
+            let members = RelationshipMembers(ids, ordered: entity.relationships[position].isOrdered, tracksChanges: !isInserted)
+            relationshipSlots[position] = .toMany(members)
+            return members
         case .none, .toOne:
+            return nil
+        }
+    }
+
+    /// The saved members of the to-many relationship at a position, read from the store when
+    /// the committed record left them to load later; nil when the store cannot be read (the
+    /// error is noted with the context) or the object has no context.
+    func committedMemberIDs(at position: Int) -> [ObjectID]? {
+        let name = entity.relationships[position].name
+        guard committed?.lazyToMany.contains(name) == true else { return committed?.toMany[name] ?? [] }
+        guard let context = managedObjectContext else { return nil }
+        do {
+            let ids = try context.coordinator.relatedObjectIDs(of: objectID, relationship: name)
+            committed?.toMany[name] = ids
+            committed?.lazyToMany.remove(name)
+            return ids
+        } catch {
+            context.noteUnreadable(objectID, error)
             return nil
         }
     }

@@ -22,9 +22,9 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Puts an object back after an undone insert is redone.
+    /// Puts an object that left the context back: an undone insert redone, or an insert a save
+    /// dropped (it was deleted) whose delete is undone.
     private func registerAgain(_ object: ManagedObject) {
-        object.managedObjectContext = self
         reregister(object, as: object.objectID)
     }
 
@@ -38,6 +38,13 @@ extension ManagedObjectContext {
             object.requestedPrimaryKey = object.objectID.primaryKey
             markInserted(object, true)
             return
+        }
+        if !deleted && object.managedObjectContext == nil && object.isInserted {
+            // Inserted and deleted again, so a save let the object go without sending it:
+            // undoing the delete brings the insert back into the context, referring to the
+            // objects that save made permanent by their new IDs.
+            registerAgain(object)
+            if !savedIDs.isEmpty { object.mapRelatedIDs(savedIDs) }
         }
         object.isDeleted = deleted
         noteChange(object)
@@ -66,14 +73,14 @@ extension ManagedObjectContext {
         guard old != id else { return }
         object.relationshipSlots[position] = id.map { .toOne($0) } ?? .none
         updateChanged(object, bit: object.relationshipBit(position))
-        undoManager?.register { [unowned self] in self.primitiveSetToOne(object, position, old) }
+        undoManager?.register { [unowned self] in self.primitiveSetToOne(object, position, old.map(self.currentID)) }
     }
 
     /// Adds a member to the to-many relationship at a position (no inverse upkeep).
     func primitiveInsert(_ object: ManagedObject, _ position: Int, _ id: ObjectID, at index: Int? = nil) {
         guard object.mutableMembers(at: position).insert(id, at: index) else { return }
         updateChanged(object, bit: object.relationshipBit(position))
-        undoManager?.register { [unowned self] in self.primitiveRemove(object, position, id) }
+        undoManager?.register { [unowned self] in self.primitiveRemove(object, position, self.currentID(id)) }
     }
 
     /// Removes a member from the to-many relationship at a position (no inverse upkeep).
@@ -81,7 +88,7 @@ extension ManagedObjectContext {
         guard let members = object.members(at: position), let index = members.remove(id) else { return }
         updateChanged(object, bit: object.relationshipBit(position))
         let undoIndex = members.isOrdered ? index : nil
-        undoManager?.register { [unowned self] in self.primitiveInsert(object, position, id, at: undoIndex) }
+        undoManager?.register { [unowned self] in self.primitiveInsert(object, position, self.currentID(id), at: undoIndex) }
     }
 
     private func updateChanged(_ object: ManagedObject, bit: Int) {

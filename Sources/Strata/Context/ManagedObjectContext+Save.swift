@@ -55,7 +55,7 @@ extension ManagedObjectContext {
         for object in objects.deleted { unregister(object) }
         let permanent = outcome.permanentIDs
         for (index, object) in objects.inserted.enumerated() {
-            reregister(object, as: outcome.insertedIDs[index])
+            reregister(savedObject: object, as: outcome.insertedIDs[index])
         }
         for (index, object) in objects.inserted.enumerated() {
             didSave(object, outcome.insertedRecords[index], permanent, reapply: objects.discardedAny)
@@ -74,17 +74,8 @@ extension ManagedObjectContext {
             object.apply(record)
             return
         }
-        for (position, slot) in object.relationshipSlots.enumerated() {
-            switch slot {
-            case .toOne(let id):
-                if let mapped = permanent[id] { object.relationshipSlots[position] = .toOne(mapped) }
-            case .toMany(let members):
-                if !permanent.isEmpty { members.mapIDs(permanent) }
-                members.commit()
-            case .none, .pending:
-                break
-            }
-        }
+        if !permanent.isEmpty { object.mapRelatedIDs(permanent) }
+        for case .toMany(let members) in object.relationshipSlots { members.commit() }
         object.committed = record
         object.changedMask.removeAll()
     }

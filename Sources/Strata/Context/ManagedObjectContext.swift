@@ -54,6 +54,9 @@ public final class ManagedObjectContext {
     private let inbox = MergeInbox()
     /// Entities and classes by entity name, as of a generation of the coordinator's classes.
     private var objectKinds: (generation: Int, kinds: [String: ObjectKind]) = (-1, [:])
+    /// The permanent IDs new objects got in saves, by their temporary IDs, kept while there is
+    /// undo history: undoing a change made before the save finds the objects it names.
+    var savedIDs: [ObjectID: ObjectID] = [:]
 
     public init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator
@@ -107,11 +110,32 @@ public final class ManagedObjectContext {
         object.managedObjectContext = nil
     }
 
+    /// The ID an object has now: the permanent one a save gave it for a temporary ID that undo
+    /// history still holds.
+    func currentID(_ id: ObjectID) -> ObjectID {
+        id.isTemporary ? savedIDs[id] ?? id : id
+    }
+
+    /// Re-keys an object whose ID became permanent in a save.
+    func reregister(savedObject object: ManagedObject, as id: ObjectID) {
+        if let undoManager, undoManager.canUndo || undoManager.canRedo { savedIDs[object.objectID] = id }
+        reregister(object, as: id)
+    }
+
+    /// Drops the undo history, and the IDs kept for it.
+    func clearUndoHistory() {
+        undoManager?.removeAll()
+        savedIDs.removeAll()
+    }
+
     /// Re-keys an object whose ID became permanent.
     func reregister(_ object: ManagedObject, as id: ObjectID) {
         removeFromRegistry(object.objectID, ObjectIdentifier(object))
         object.objectID = id
         registry[id] = RegisteredObject(object)
+        // A registered object must name this context, or its `deinit` would not take it out of
+        // the registry, which would then hold a freed object.
+        object.managedObjectContext = self
     }
 
     /// Keeps an object with changes alive, or lets a clean one go.
@@ -343,7 +367,7 @@ public final class ManagedObjectContext {
             }
         }
         changed.removeAll()
-        undoManager?.removeAll()
+        clearUndoHistory()
     }
 
     /// Forgets every object: registered objects become unusable (their context is nil).
@@ -353,7 +377,7 @@ public final class ManagedObjectContext {
         registry.removeAll()
         changed.removeAll()
         unreadable.removeAll()
-        undoManager?.removeAll()
+        clearUndoHistory()
     }
 
     /// Reloads an object from the store: as a fault when `mergeChanges` is false (dropping its
@@ -385,7 +409,9 @@ public final class ManagedObjectContext {
                 let position = bit - attributeCount
                 let slot = slots[position]
                 if case .toMany(let members) = slot {
-                    members.rebase(onto: record.toMany[object.entity.relationships[position].name] ?? [])
+                    // The saved members, read now if the record left them to load later: a
+                    // change is kept against them, not against none.
+                    members.rebase(onto: object.committedMemberIDs(at: position) ?? [])
                 }
                 object.relationshipSlots[position] = slot
             }

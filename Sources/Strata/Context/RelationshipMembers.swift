@@ -60,7 +60,15 @@ final class RelationshipMembers {
         } else {
             guard ids.append(id).inserted else { return false }
         }
-        if tracksChanges, removed.remove(id) == nil { added.insert(id) }
+        if tracksChanges {
+            if removed.remove(id) == nil {
+                added.insert(id)
+            } else if isOrdered {
+                // A saved member back, maybe elsewhere: taking members off the end and
+                // appending them again reorders without touching the middle.
+                orderTouched = true
+            }
+        }
         return true
     }
 

@@ -250,12 +250,13 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Records matching a request across the stores that hold its entities, in order.
     /// - Parameter caching: whether the records go to the row cache (a context that makes
-    ///   objects of them keeps them in the objects instead).
+    ///   objects of them keeps them in the objects instead); either way, rows the cache holds
+    ///   are replaced by newer versions read (another process saved them since).
     func fetchRecords(_ request: StoreFetchRequest, caching: Bool = true) throws(StrataError) -> [StoreRecord] {
         let parts = try split(request)
         if parts.count == 1 {
             let records = try parts[0].store.fetch(parts[0].request)
-            if caching { rowCache.withLock { $0.insert(contentsOf: records) } }
+            rowCache.withLock { caching ? $0.insert(contentsOf: records) : $0.refresh(records) }
             return records
         }
         // Entities spread over stores: fetch each whole, then order and window together.
@@ -266,7 +267,7 @@ public final class PersistentStoreCoordinator: Sendable {
             whole.fetchOffset = 0
             records += try part.store.fetch(whole)
         }
-        if caching { rowCache.withLock { $0.insert(contentsOf: records) } }
+        rowCache.withLock { caching ? $0.insert(contentsOf: records) : $0.refresh(records) }
         let evaluator = recordEvaluator()
         records = try RecordSorter.sort(records, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
         return Array(AtomicStore.window(records, offset: request.fetchOffset, limit: request.fetchLimit))
@@ -688,6 +689,18 @@ struct RowCache {
         }
         young.reserveCapacity(min(capacity, young.count + records.count))
         for record in records { insert(record) }
+    }
+
+    /// Replaces the rows it holds that `records` has in another version; leaves out the rest.
+    mutating func refresh(_ records: [StoreRecord]) {
+        guard !young.isEmpty || !old.isEmpty else { return }
+        for record in records {
+            if let cached = young[record.objectID] {
+                if cached.version != record.version { young[record.objectID] = record }
+            } else if let cached = old[record.objectID], cached.version != record.version {
+                old[record.objectID] = record
+            }
+        }
     }
 
     mutating func remove(_ id: ObjectID) {

@@ -18,6 +18,18 @@ extension ManagedObjectContext {
     }
 }
 
+extension StoreFixture {
+    /// Saves a book, Germinal, tagged classic (the catalog model); returns their IDs.
+    func savedTaggedBook() throws -> (book: ObjectID, tag: ObjectID) {
+        let context = context()
+        let book = try context.make("Book", ["title": "Germinal"])
+        let tag = try context.make("Tag", ["name": "classic"])
+        book.addObject(tag, forKey: "tags")
+        try context.save()
+        return (book.objectID, tag.objectID)
+    }
+}
+
 extension ManagedObject {
     /// The stored form of an attribute, for exact comparisons.
     func attribute(_ key: String) -> AttributeValue? {

@@ -11,16 +11,22 @@ import Testing
         return coordinator
     }
 
-    @Test func mergePoliciesAcrossTwoStacksOnOneFile() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let url = directory.file("todos.sqlite")
+    /// Two stacks on one file; the first's context has saved a to-do, "Buy milk".
+    func twoStacksWithATodo(_ url: URL) throws -> (second: PersistentStoreCoordinator, writer: ManagedObjectContext, todo: ManagedObject) {
         let first = try stack(url), second = try stack(url)
         let writer = ManagedObjectContext(coordinator: first)
         let todo = try writer.insertObject(entityName: "Todo")
         todo["title"] = "Buy milk"
         todo["createdAt"] = Date(timeIntervalSinceReferenceDate: 0)
         try writer.save()
+        return (second, writer, todo)
+    }
+
+    @Test func mergePoliciesAcrossTwoStacksOnOneFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let url = directory.file("todos.sqlite")
+        let (second, writer, todo) = try twoStacksWithATodo(url)
         let id = todo.objectID
 
         // The second stack reads version 1; the first saves version 2.
@@ -54,6 +60,27 @@ import Testing
         let stored = try #require(try check.fetch(FetchRequest(entityName: "Todo")).first)
         #expect(stored["priority"] as? Int64 == 5)
         #expect(stored["title"] as? String == "Buy oat milk")
+    }
+
+    /// A fetch that reads a row another stack changed leaves no older copy of it to later
+    /// reads of the same coordinator: an object read after the fetch has the fetched values.
+    @Test func aFetchedRowIsWhatLaterReadsOfItSee() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (second, writer, todo) = try twoStacksWithATodo(directory.file("todos.sqlite"))
+        let id = todo.objectID
+
+        // The second stack reads the row (its row cache keeps it), then the first changes it.
+        let early = ManagedObjectContext(coordinator: second)
+        #expect(try early.existingObject(with: id)["title"] as? String == "Buy milk")
+        todo["title"] = "Buy oat milk"
+        try writer.save()
+
+        let fetching = ManagedObjectContext(coordinator: second)
+        let fetched = try #require(try fetching.fetch(FetchRequest(entityName: "Todo")).first)
+        #expect(fetched["title"] as? String == "Buy oat milk")
+        let later = ManagedObjectContext(coordinator: second)
+        #expect(try later.existingObject(with: id)["title"] as? String == "Buy oat milk")
     }
 
     @Test func batchedResultsReadEveryObjectInOrder() throws {

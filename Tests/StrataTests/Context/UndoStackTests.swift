@@ -199,6 +199,95 @@ private func stack(levels: Int = 0) throws -> (ManagedObjectContext, Person, Boo
         #expect(try ManagedObjectContext(coordinator: context.coordinator).count(for: FetchRequest(entityName: "Book")) == 0)
     }
 
+    @Test func undoingTheDeleteOfAnInsertASaveDroppedInsertsItAgain() throws {
+        let (context, _, _, _) = try stack()
+        var tag: Tag? = context.perform {
+            let tag = context.insert(Tag.self)
+            tag.name = "d"
+            return tag
+        }
+        context.delete(try #require(tag))
+        // Inserted and deleted: the save never sends it, and it leaves the context.
+        try context.save()
+        #expect(tag?.managedObjectContext == nil)
+        context.undo()
+        // Back in its context, as an insert to save.
+        #expect(tag?.managedObjectContext === context)
+        #expect(context.insertedObjects == [try #require(tag)])
+        try context.save()
+        let id = try #require(tag?.objectID)
+        #expect(!id.isTemporary)
+        // A registered object must belong to its context: it leaves the registry when freed
+        // (checked before freeing it, so that a failure does not read freed memory).
+        try #require(tag?.managedObjectContext === context)
+        context.undoManager?.removeAll()
+        tag = nil
+        #expect(!context.registeredObjects.contains { $0.objectID == id })
+        let stored = try #require(try ManagedObjectContext(coordinator: context.coordinator).existingObject(with: id) as? Tag)
+        #expect(stored.name == "d")
+    }
+
+    @Test func anInsertBroughtBackByUndoRefersToObjectsSavedMeanwhile() throws {
+        let (context, _, _, _) = try stack()
+        let (bob, pet) = context.perform {
+            let pet = Pet(context: context)
+            pet.name = "Tom"
+            let bob = context.person("Bob")
+            bob.pet = pet
+            return (bob, pet)
+        }
+        context.delete(pet)
+        #expect(bob.pet == nil)
+        // Bob is saved and gets a permanent ID; Tom, inserted and deleted, is dropped.
+        try context.save()
+        context.undo()
+        #expect(pet.managedObjectContext === context)
+        #expect(pet.owner === bob && bob.pet === pet)
+        try context.save()
+        let other = ManagedObjectContext(coordinator: context.coordinator)
+        #expect(try other.existingObject(with: pet.objectID).object(forKey: "owner")?.objectID == bob.objectID)
+    }
+
+    @Test func undoingARelationshipChangeToANewObjectAfterItsSave() throws {
+        let (context, ann, book, _) = try stack()
+        let (bob, pet) = context.perform {
+            let pet = Pet(context: context)
+            pet.name = "Tom"
+            return (context.person("Bob"), pet)
+        }
+        ann.friends = [bob]
+        ann.pet = pet
+        try context.save()
+        // bob and Tom now have permanent IDs; undoing still finds them.
+        context.undo()
+        #expect(ann.pet?.name == "Rex")
+        #expect(pet.owner == nil)
+        context.undo()
+        #expect(ann.friends.isEmpty)
+        #expect(bob.friends.isEmpty)
+        #expect(ann.hasChanges && bob.hasChanges)
+        context.redo()
+        #expect(ann.friends == [bob])
+        context.redo()
+        #expect(ann.pet === pet && pet.owner === ann)
+        #expect(book.author === ann)
+
+        // A to-one that held a new object before a save, set back to it after.
+        let cat = context.perform {
+            let cat = Pet(context: context)
+            cat.name = "Cat"
+            return cat
+        }
+        ann.pet = cat
+        ann.pet = pet
+        try context.save()
+        context.undo()
+        #expect(ann.pet === cat && cat.owner === ann && pet.owner == nil)
+        try context.save()
+        let other = ManagedObjectContext(coordinator: context.coordinator)
+        #expect(try other.existingObject(with: ann.objectID).object(forKey: "pet")?.objectID == cat.objectID)
+    }
+
     @Test func levelsOfUndoDropTheOldest() throws {
         let (context, ann, _, _) = try stack(levels: 2)
         for age in [1, 2, 3] { ann.age = Int16(age) }
