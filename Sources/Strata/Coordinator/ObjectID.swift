@@ -58,7 +58,7 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
     public var description: String {
         switch key {
         case .permanent(let primaryKey): "\(entityName)/p\(primaryKey)"
-        case .temporary(let uuid): "\(entityName)/t\(uuid.uuidString.prefix(8))"
+        case .temporary(let uuid): "\(entityName)/t\(uuid.uuidString.suffix(8))"
         }
     }
 

@@ -3,6 +3,20 @@ import Strata
 import Testing
 
 @Suite struct ObjectIDTests {
+    @Test func temporaryIDsAreDistinctInTheirTextsAndOrderedAsMade() throws {
+        let context = ManagedObjectContext(coordinator: TestModel.coordinator())
+        let people = (0..<300).map { context.person("P\($0)") }
+        let ids = people.map(\.objectID)
+        // Error messages name new objects by this text: two objects never share it.
+        #expect(Set(ids.map(\.description)).count == ids.count)
+        #expect(Set(ids).count == ids.count)
+        #expect(ids == ids.sorted())
+        // The URI form round-trips to the same ID.
+        for id in ids.prefix(5) {
+            #expect(context.coordinator.objectID(forURIRepresentation: id.uriRepresentation) == id)
+        }
+    }
+
     @Test func temporaryIDsBecomePermanentOnSave() throws {
         let coordinator = TestModel.coordinator()
         let context = ManagedObjectContext(coordinator: coordinator)
