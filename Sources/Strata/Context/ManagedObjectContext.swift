@@ -477,8 +477,13 @@ public final class ManagedObjectContext {
 /// A registered object, not kept alive: it removes itself from the registry when it is freed.
 struct RegisteredObject {
     unowned(unsafe) let object: ManagedObject
-    init(_ object: ManagedObject) { self.object = object }
-    var identifier: ObjectIdentifier { ObjectIdentifier(object) }
+    /// The object's identity, kept so that comparing it (in the object's own `deinit`) never
+    /// takes a reference to the object.
+    let identifier: ObjectIdentifier
+    init(_ object: ManagedObject) {
+        self.object = object
+        self.identifier = ObjectIdentifier(object)
+    }
 }
 
 /// Saves posted by the coordinator (from any task) until the context takes them (in its own).
