@@ -481,7 +481,11 @@ let librarySchema = try Schema(data: Data("""
         print("phases: insertObject \(t0) set \(t1) save \(t2)")
         let t3 = try measure { sink &+= try coordinator.stores[0].fetch(StoreFetchRequest(entityNames: ["Record"])).count }
         let t4 = try measure { sink &+= try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Record")).count }
-        print("phases: store fetch \(t3) context fetch \(t4)")
+        var kept: [ManagedObject] = []
+        let fetchContext = ManagedObjectContext(coordinator: coordinator)
+        let t5 = try measure { kept = try fetchContext.fetch(FetchRequest(entityName: "Record")) }
+        let t6 = measure { kept = [] }
+        print("phases: store fetch \(t3) context fetch \(t4) (fetch \(t5), freeing the objects \(t6))")
         let updateContext = ManagedObjectContext(coordinator: coordinator)
         var updated: [ManagedObject] = []
         let u0 = try measure { updated = try updateContext.fetch(FetchRequest(entityName: "Record", predicate: .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(changed))))))) }
