@@ -307,6 +307,14 @@ func attributes(_ row: Row) -> AttributeValues {
     return AttributeValues(layout: recordLayout, values: values)
 }
 
+/// The objects the update changes: the first 10%.
+let updatedPredicate = FetchPredicate.comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(changed)))))
+/// The objects the delete removes: the next 10%.
+let deletedPredicate = FetchPredicate.and([
+    .comparison(Comparison(.key("rank"), .greaterThanOrEqual, .constant(.integer(Int64(changed))))),
+    .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(2 * changed))))),
+])
+
 let filteredPredicate = FetchPredicate.and([
     .comparison(Comparison(.key("quantity"), .greaterThan, .constant(.integer(500)))),
     .comparison(Comparison(.key("active"), .equal, .constant(.bool(true)))),
@@ -344,7 +352,7 @@ nonisolated(unsafe) var storeSavesOnly: [Operation: Double] = [:]
     var saves: [Operation: Double] = [:]
     results[.update] = try measure {
         var records = try store.fetch(StoreFetchRequest(
-            entityNames: ["Record"], predicate: .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(changed)))))))
+            entityNames: ["Record"], predicate: updatedPredicate))
         for index in records.indices {
             if case .integer(let quantity)? = records[index].attributes["quantity"] { records[index].attributes["quantity"] = .integer(quantity + 1) }
         }
@@ -357,12 +365,7 @@ nonisolated(unsafe) var storeSavesOnly: [Operation: Double] = [:]
         saves[.update] = try measure { _ = try store.save(changes) }
     }
     results[.delete] = try measure {
-        let ids = try store.fetchObjectIDs(StoreFetchRequest(
-            entityNames: ["Record"],
-            predicate: .and([
-                .comparison(Comparison(.key("rank"), .greaterThanOrEqual, .constant(.integer(Int64(changed))))),
-                .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(2 * changed))))),
-            ])))
+        let ids = try store.fetchObjectIDs(StoreFetchRequest(entityNames: ["Record"], predicate: deletedPredicate))
         let changes = StoreChangeset(deleted: ids.map { ($0, 1) })
         saves[.delete] = try measure { _ = try store.save(changes) }
     }
@@ -455,59 +458,55 @@ let librarySchema = try Schema(data: Data("""
     return [.insert: time]
 }
 
+/// Sets an object's values by name, as an app does.
+func fill(_ object: ManagedObject, with row: Row) {
+    object["title"] = row.title
+    object["category"] = row.category
+    object["quantity"] = row.quantity
+    object["rank"] = row.rank
+    object["price"] = row.price
+    object["weight"] = row.weight
+    object["active"] = row.active
+    object["createdAt"] = Date(timeIntervalSinceReferenceDate: row.createdAt)
+    object["notes"] = row.notes
+    object["code"] = row.code
+}
+
+/// `PHASES=1`: the context's insert, fetch and update split into their steps, for profiling.
+@MainActor func contextPhases(_ coordinator: PersistentStoreCoordinator) throws {
+    let context = ManagedObjectContext(coordinator: coordinator)
+    var objects: [ManagedObject] = []
+    let insertTime = try measure { for _ in rows { objects.append(try context.insertObject(entityName: "Record")) } }
+    let setTime = measure { for (row, object) in zip(rows, objects) { fill(object, with: row) } }
+    let saveTime = try measure { try context.save() }
+    objects = []
+    print("phases: insertObject \(insertTime) set \(setTime) save \(saveTime)")
+    let storeFetch = try measure { sink &+= try coordinator.stores[0].fetch(StoreFetchRequest(entityNames: ["Record"])).count }
+    let contextFetch = try measure { sink &+= try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Record")).count }
+    let fetchContext = ManagedObjectContext(coordinator: coordinator)
+    let fetchTime = try measure { objects = try fetchContext.fetch(FetchRequest(entityName: "Record")) }
+    let freeTime = measure { objects = [] }
+    print("phases: store fetch \(storeFetch) context fetch \(contextFetch) (fetch \(fetchTime), freeing the objects \(freeTime))")
+    let updateContext = ManagedObjectContext(coordinator: coordinator)
+    let updateFetch = try measure { objects = try updateContext.fetch(FetchRequest(entityName: "Record", predicate: updatedPredicate)) }
+    let updateSet = measure { for object in objects { object["quantity"] = (object["quantity"] as! Int64) + 1 } }
+    let updateSave = try measure { try updateContext.save() }
+    print("phases: update fetch \(updateFetch) set \(updateSet) save \(updateSave)")
+}
+
 /// Through a coordinator and a managed object context, as an app uses it.
 @MainActor func strataContext() throws -> [Operation: Double] {
     let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: StoreTypeRegistry([SQLiteStoreFactory()]))
     try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: temporaryFile("strata-context.sqlite"))))
     var results: [Operation: Double] = [:]
     if ProcessInfo.processInfo.environment["PHASES"] != nil {
-        let context = ManagedObjectContext(coordinator: coordinator)
-        var objects: [ManagedObject] = []
-        let t0 = measure { for _ in rows { objects.append(try! context.insertObject(entityName: "Record")) } }
-        let t1 = measure { for (row, object) in zip(rows, objects) {
-            object["title"] = row.title
-            object["category"] = row.category
-            object["quantity"] = row.quantity
-            object["rank"] = row.rank
-            object["price"] = row.price
-            object["weight"] = row.weight
-            object["active"] = row.active
-            object["createdAt"] = Date(timeIntervalSinceReferenceDate: row.createdAt)
-            object["notes"] = row.notes
-            object["code"] = row.code
-        } }
-        let t2 = try measure { try context.save() }
-        objects = []
-        print("phases: insertObject \(t0) set \(t1) save \(t2)")
-        let t3 = try measure { sink &+= try coordinator.stores[0].fetch(StoreFetchRequest(entityNames: ["Record"])).count }
-        let t4 = try measure { sink &+= try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Record")).count }
-        var kept: [ManagedObject] = []
-        let fetchContext = ManagedObjectContext(coordinator: coordinator)
-        let t5 = try measure { kept = try fetchContext.fetch(FetchRequest(entityName: "Record")) }
-        let t6 = measure { kept = [] }
-        print("phases: store fetch \(t3) context fetch \(t4) (fetch \(t5), freeing the objects \(t6))")
-        let updateContext = ManagedObjectContext(coordinator: coordinator)
-        var updated: [ManagedObject] = []
-        let u0 = try measure { updated = try updateContext.fetch(FetchRequest(entityName: "Record", predicate: .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(changed))))))) }
-        let u1 = measure { for object in updated { object["quantity"] = (object["quantity"] as! Int64) + 1 } }
-        let u2 = try measure { try updateContext.save() }
-        print("phases: update fetch \(u0) set \(u1) save \(u2)")
+        try contextPhases(coordinator)
         exit(0)
     }
     results[.insert] = try measure {
         let context = ManagedObjectContext(coordinator: coordinator)
         for row in rows {
-            let object = try context.insertObject(entityName: "Record")
-            object["title"] = row.title
-            object["category"] = row.category
-            object["quantity"] = row.quantity
-            object["rank"] = row.rank
-            object["price"] = row.price
-            object["weight"] = row.weight
-            object["active"] = row.active
-            object["createdAt"] = Date(timeIntervalSinceReferenceDate: row.createdAt)
-            object["notes"] = row.notes
-            object["code"] = row.code
+            fill(try context.insertObject(entityName: "Record"), with: row)
         }
         try context.save()
     }
@@ -524,18 +523,13 @@ let librarySchema = try Schema(data: Data("""
     } / Double(filteredRepeats)
     results[.update] = try measure {
         let context = ManagedObjectContext(coordinator: coordinator)
-        let objects = try context.fetch(FetchRequest(entityName: "Record", predicate: .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(changed)))))))
+        let objects = try context.fetch(FetchRequest(entityName: "Record", predicate: updatedPredicate))
         for object in objects { object["quantity"] = (object["quantity"] as! Int64) + 1 }
         try context.save()
     }
     results[.delete] = try measure {
         let context = ManagedObjectContext(coordinator: coordinator)
-        let objects = try context.fetch(FetchRequest(
-            entityName: "Record",
-            predicate: .and([
-                .comparison(Comparison(.key("rank"), .greaterThanOrEqual, .constant(.integer(Int64(changed))))),
-                .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(2 * changed))))),
-            ])))
+        let objects = try context.fetch(FetchRequest(entityName: "Record", predicate: deletedPredicate))
         for object in objects { context.delete(object) }
         try context.save()
     }
