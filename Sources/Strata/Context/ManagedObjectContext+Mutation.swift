@@ -118,12 +118,7 @@ extension ManagedObjectContext {
 
     func setAttribute(_ object: ManagedObject, position: Int, _ value: AttributeValue?) {
         object.fulfillFault()
-        guard undoManager == nil else {
-            change { primitiveSetAttribute(object, position: position, value) }
-            return
-        }
-        processPendingMerges()
-        primitiveSetAttribute(object, position: position, value)
+        change { primitiveSetAttribute(object, position: position, value) }
     }
 
     /// Sets a to-one relationship and keeps the inverse side consistent.

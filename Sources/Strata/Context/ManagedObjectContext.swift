@@ -239,33 +239,10 @@ public final class ManagedObjectContext {
     }
 
     /// Registers (or refreshes unchanged) objects from stored records, in order: a fetch's
-    /// results. Entities and classes are looked up once per entity, not once per object.
+    /// results.
     func materialize(_ records: [StoreRecord]) -> [ManagedObject] {
-        var kinds: [String: ObjectKind] = [:]
-        var last: (name: String, kind: ObjectKind)?
-        var objects: [ManagedObject] = []
-        objects.reserveCapacity(records.count)
         registry.reserveCapacity(registry.count + records.count)
-        for record in records {
-            let object: ManagedObject
-            if let registered = registry[record.objectID]?.object {
-                object = registered
-            } else {
-                let name = record.objectID.entityName
-                let kind: ObjectKind
-                if let last, last.name == name {
-                    kind = last.kind
-                } else {
-                    kind = kinds[name] ?? objectKind(name)
-                    kinds[name] = kind
-                    last = (name, kind)
-                }
-                object = makeObject(record.objectID, kind: kind)
-            }
-            refresh(object, from: record)
-            objects.append(object)
-        }
-        return objects
+        return records.map(materialize)
     }
 
     /// Registers (or refreshes an unchanged) object from a stored record.

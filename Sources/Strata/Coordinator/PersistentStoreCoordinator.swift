@@ -383,35 +383,29 @@ public final class PersistentStoreCoordinator: Sendable {
                 if let fresh = reassigned[permanent] { permanentIDs[temporary] = fresh }
             }
         }
-        func saved(_ stored: StoreRecord) -> StoreRecord {
-            var record = reassigned.isEmpty ? stored : stored.mappingIDs { reassigned[$0] ?? $0 }
-            record.version = result.versions[record.objectID] ?? record.version
-            return record
+        // The records as saved: new IDs where keys were reassigned, and new versions.
+        func settle(_ records: inout [StoreRecord]) {
+            for index in records.indices {
+                if !reassigned.isEmpty { records[index] = records[index].mappingIDs { reassigned[$0] ?? $0 } }
+                if let version = result.versions[records[index].objectID] { records[index].version = version }
+            }
         }
-        // The records as saved, in the order of the changes (routing kept each kind's order
-        // within a store).
-        var savedByID: [ObjectID: StoreRecord] = [:]
+        // In the order of the changes (routing kept each kind's order within a store).
         var insertedRecords: [StoreRecord] = []
         var updatedRecords: [StoreRecord] = []
         if routed.count == 1 {
-            // Taken out of the changeset and updated in place: no copy of each record.
+            // Taken out of the changeset and settled in place: no copy of each record.
             insertedRecords = routed[0].1.inserted
             updatedRecords = routed[0].1.updated
             routed.removeAll()
-            func update(_ records: inout [StoreRecord]) {
-                for index in records.indices {
-                    if !reassigned.isEmpty { records[index] = records[index].mappingIDs { reassigned[$0] ?? $0 } }
-                    if let version = result.versions[records[index].objectID] { records[index].version = version }
-                }
-            }
-            update(&insertedRecords)
-            update(&updatedRecords)
+            settle(&insertedRecords)
+            settle(&updatedRecords)
         } else {
+            var savedByID: [ObjectID: StoreRecord] = [:]
             for (_, part) in routed {
-                for stored in part.inserted + part.updated {
-                    let record = saved(stored)
-                    savedByID[record.objectID] = record
-                }
+                var records = part.inserted + part.updated
+                settle(&records)
+                for record in records { savedByID[record.objectID] = record }
             }
             insertedRecords = insertedIDs.compactMap { savedByID[$0] }
             updatedRecords = changes.updated.compactMap { savedByID[permanentIDs[$0.record.objectID] ?? $0.record.objectID] }

@@ -25,7 +25,6 @@ public struct EntityDescription: Sendable, Hashable {
         let versionHash: String
         let attributeLayout: AttributeValues.Layout
         let transientAttributePositions: [Int]
-        let attributeTypes: [AttributeType]
         let attributeDefaults: AttributeValues
         let propertyNames: Set<String>
         let propertyIndex: [String: PropertyDescription]
@@ -56,7 +55,7 @@ public struct EntityDescription: Sendable, Hashable {
             self.versionHash = versionHash
             self.propertyIndex = Self.index(attributes, relationships)
             self.propertyNames = Set(propertyIndex.keys)
-            (self.attributeLayout, self.transientAttributePositions, self.attributeTypes, self.attributeDefaults) = Self.layout(attributes)
+            (self.attributeLayout, self.transientAttributePositions, self.attributeDefaults) = Self.layout(attributes)
             var positions: [String: Int] = [:]
             for (position, relationship) in relationships.enumerated() where positions[relationship.name] == nil {
                 positions[relationship.name] = position
@@ -93,13 +92,13 @@ public struct EntityDescription: Sendable, Hashable {
 
         private static func layout(
             _ attributes: [AttributeDescription]
-        ) -> (AttributeValues.Layout, transient: [Int], types: [AttributeType], defaults: AttributeValues) {
+        ) -> (AttributeValues.Layout, transient: [Int], defaults: AttributeValues) {
             var seen = Set<String>()
             // A model that declares a name twice is refused by validation; lay out the first.
             let laidOut = attributes.filter { seen.insert($0.name).inserted }
             let layout = AttributeValues.Layout(names: laidOut.map(\.name), types: laidOut.map(\.type))
             let transient = laidOut.indices.filter { laidOut[$0].isTransient }
-            return (layout, transient, laidOut.map(\.type), AttributeValues(layout: layout, values: laidOut.map(\.defaultValue)))
+            return (layout, transient, AttributeValues(layout: layout, values: laidOut.map(\.defaultValue)))
         }
 
         private static func index(
@@ -164,7 +163,7 @@ public struct EntityDescription: Sendable, Hashable {
     /// The positions of transient attributes in ``attributeLayout``.
     public var transientAttributePositions: [Int] { storage.transientAttributePositions }
     /// Each attribute's type, by position in ``attributeLayout``.
-    public var attributeTypes: [AttributeType] { storage.attributeTypes }
+    public var attributeTypes: [AttributeType] { storage.attributeLayout.types ?? [] }
     /// The attributes' default values, laid out by ``attributeLayout``: what a new object starts with.
     public var attributeDefaults: AttributeValues { storage.attributeDefaults }
 
