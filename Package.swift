@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .library(name: "StrataXML", targets: ["StrataXML"]),
         .library(name: "StrataBinaryPlist", targets: ["StrataBinaryPlist"]),
+        .library(name: "StrataCoreData", targets: ["StrataCoreData"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         .executable(name: "todo-example", targets: ["TodoExample"]),
     ],
@@ -56,12 +57,19 @@ let package = Package(
             dependencies: ["Strata"],
             swiftSettings: strictSettings
         ),
+        // Core Data's own files: `.xcdatamodel(d)` models, and Core Data's SQLite and XML stores
+        // (read with the readers of the store modules).
+        .target(
+            name: "StrataCoreData",
+            dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "CSQLite", "CLibXML2"],
+            swiftSettings: strictSettings
+        ),
         // The CLI lives in Sources/strata; its module is StrataCLI so that it never
         // collides with the `Strata` module on case-insensitive file systems.
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
-                "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist",
+                "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataCoreData",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
@@ -98,6 +106,11 @@ let package = Package(
             exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "StrataCoreDataTests",
+            dependencies: ["StrataCoreData", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
+            swiftSettings: strictSettings
+        ),
         // One suite of store behaviour, run against every store type.
         .testTarget(
             name: "StrataConformanceTests",
@@ -107,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "StrataCLITests",
             // The store modules too, to plant problems in store files for `strata check`.
-            dependencies: ["StrataCLI", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
+            dependencies: ["StrataCLI", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataCoreData"],
             // Expected CLI output, read from the source tree by path and compared exactly.
             exclude: ["Golden"],
             swiftSettings: strictSettings
