@@ -110,10 +110,9 @@ struct LoadCommand: ParsableCommand {
                 throw CLIError.unreadable(error.message)
             }
         }
-        let counts = try importer.finish()
-        line?.show("saving \(counts.values.reduce(0, +)) objects", force: true)
+        let counts: [String: Int]
         do throws(StrataError) {
-            try context.save()
+            counts = try importer.save()
         } catch {
             guard error.code == .validationFailed else { throw error }
             var lines = ["the data breaks the model's rules; nothing was written:"]
@@ -135,6 +134,8 @@ struct LoadCommand: ParsableCommand {
         case .resolving:
             let total = progress.total ?? 0
             return "resolving relationships: \(progress.completed)/\(total) (\(total > 0 ? progress.completed * 100 / total : 100)%)"
+        case .saving:
+            return "saving \(progress.total ?? progress.completed) objects"
         }
     }
 }

@@ -621,6 +621,51 @@ public final class PersistentStoreCoordinator: Sendable {
         return parts.map { ($0.store, $0.changes) }
     }
 
+    /// Saves new objects given whole as records with permanent IDs, as one save (a bulk load:
+    /// no context holds them). Their keys must be free. The model's rules are the caller's to
+    /// check first; uniqueness is checked by the stores' saves, as for every save. Observers hear
+    /// of the save as of any other; the rows are not cached.
+    /// - Returns: the saved version of each record.
+    func insert(_ records: [StoreRecord], from context: UUID?) throws(StrataError) -> [ObjectID: Int64] {
+        let stores = self.stores
+        var parts: [(store: any PersistentStore, changes: StoreChangeset)]
+        if stores.count == 1, stores[0].configurationName == nil {
+            parts = [(stores[0], StoreChangeset(inserted: records))]
+        } else {
+            parts = []
+            var partOfEntity: [String: Int] = [:]
+            for record in records {
+                let entityName = record.objectID.entityName
+                if let index = partOfEntity[entityName] {
+                    parts[index].changes.inserted.append(record)
+                    continue
+                }
+                let store = try store(forEntity: entityName)
+                let index = parts.firstIndex { $0.store === store } ?? parts.count
+                if index == parts.count { parts.append((store, StoreChangeset())) }
+                partOfEntity[entityName] = index
+                parts[index].changes.inserted.append(record)
+            }
+        }
+        // No key is reassignable: the records keep theirs or the save fails.
+        let result = try commit(parts.map { ($0.store, $0.changes) })
+        parts.removeAll()
+        let observers = state.withLock { Array($0.observers.values) }
+        if !observers.isEmpty {
+            var saved: [ObjectID: StoreRecord] = [:]
+            saved.reserveCapacity(records.count)
+            for var record in records {
+                record.version = result.versions[record.objectID] ?? record.version
+                saved[record.objectID] = record
+            }
+            let notification = SaveNotification(
+                inserted: Set(saved.keys), updated: [], deleted: [], changedKeys: [:], records: saved, sourceContext: context)
+            for observer in observers { observer(notification) }
+        }
+        logger.debug("saved", metadata: ["inserted": "\(records.count)", "updated": "0", "deleted": "0"])
+        return result.versions
+    }
+
     // MARK: - Save notifications
 
     /// Identifies an observer for ``removeObserver(_:)``.

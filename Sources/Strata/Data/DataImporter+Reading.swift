@@ -152,7 +152,7 @@ extension DataImporter {
                          path: path, givenMark: givenMark, referenceMark: referenceMark)
         }
 
-        /// Creates the object just read, unless its `@id` is missing, invalid or taken.
+        /// Keeps the object just read, unless its `@id` is missing, invalid or taken.
         private mutating func finishObject(
             entity: Int, table: EntityTable, position: Int, location: SourceLocation, id: Int64?, idLocation: SourceLocation?,
             path: String, givenMark: Int, referenceMark: Int
@@ -178,20 +178,17 @@ extension DataImporter {
                 report("duplicate @id \(id) in the '\(table.entity.rootName)' hierarchy (first used\(place)); every object of a hierarchy needs its own @id", path: path + ".@id", at: idLocation)
                 return
             }
-            let object: ManagedObject
-            do {
-                object = try importer.context.insertObject(entityName: table.entity.name, primaryKey: id)
-            } catch {
-                discard()
-                report(error.message, path: path, at: location)
-                return
+            var values = table.entity.attributeDefaults
+            var given = PropertyMask()
+            for (attribute, value) in pendingAttributes {
+                let position = table.positions[attribute]
+                values[position: position] = value
+                given.insert(position)
             }
             let index = importer.items.count
-            importer.items.append(Item(object: object, id: id, file: file, entity: entity, position: position, location: location, idLocation: idLocation))
+            importer.items.append(Item(values: values, given: given, object: nil, id: id, file: file, entity: entity, position: position,
+                                       location: location, idLocation: idLocation))
             importer.imported[key] = index
-            for (attribute, value) in pendingAttributes {
-                importer.context.setAttribute(object, table.attributes[attribute].name, value)
-            }
             for problem in pendingProblems { report(problem.message, path: problem.path, at: problem.location) }
             for given in givenMark..<importer.givens.count { importer.givens[given].source = index }
         }

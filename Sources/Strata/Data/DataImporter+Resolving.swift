@@ -5,9 +5,10 @@ extension DataImporter {
     /// - Throws: `invalidData` listing every problem, each with its file, line and column.
     @discardableResult
     public func finish() throws(StrataError) -> [String: Int] {
+        makeObjects()
         let stored = try storedKeys()
         for item in items where !stored.isEmpty && stored[key(of: item)] != nil {
-            report("\(item.object.entity.name) @id \(item.id) already exists in the store", file: item.file, path: path(of: item) + ".@id", location: item.idLocation)
+            report("\(schema.entities[item.entity].name) @id \(item.id) already exists in the store", file: item.file, path: path(of: item) + ".@id", location: item.idLocation)
         }
         let checked = relationshipsToCheck()
         var expectations: [(given: Int, expected: [ObjectID])] = []
@@ -15,7 +16,8 @@ extension DataImporter {
             if index & 4095 == 0 { reportProgress(.resolving, completed: index, total: givens.count) }
             let table = relationshipTables[given.relationship]
             let relationship = table.relationship
-            let source = items[given.source].object
+            // An item whose object could not be made was reported by makeObjects().
+            guard let source = items[given.source].object else { continue }
             if given.isNull {
                 if checked[given.relationship] { expectations.append((index, [])) }
                 continue
@@ -53,14 +55,14 @@ extension DataImporter {
             let item = items[given.source]
             let relationship = relationshipTables[given.relationship].relationship
             let actual: [ObjectID]
-            switch item.object.propertyValue(forKey: relationship.name) {
+            switch item.object?.propertyValue(forKey: relationship.name) {
             case .toMany(let ids): actual = ids
             case .toOne(let id): actual = id.map { [$0] } ?? []
-            case .attribute: actual = []
+            case .attribute, nil: actual = []
             }
             let agrees = relationship.isOrdered ? actual == expected : Set(actual) == Set(expected)
             if !agrees {
-                report("'\(relationship.name)' of \(item.object.entity.name) @id \(item.id) is \(describe(expected)) here, but the other side of the relationship makes it \(describe(actual)); give it from one side only, or make both sides agree",
+                report("'\(relationship.name)' of \(schema.entities[item.entity].name) @id \(item.id) is \(describe(expected)) here, but the other side of the relationship makes it \(describe(actual)); give it from one side only, or make both sides agree",
                        file: item.file, path: path(of: given), location: given.location)
             }
         }
@@ -76,6 +78,23 @@ extension DataImporter {
         return counts
     }
 
+    /// Inserts an object into the context for every item that has none yet, with the
+    /// attributes the input gives (the others keep the defaults `awakeFromInsert` sees).
+    func makeObjects() {
+        for index in items.indices where items[index].object == nil {
+            let item = items[index]
+            let object: ManagedObject
+            do {
+                object = try context.insertObject(entityName: schema.entities[item.entity].name, primaryKey: item.id)
+            } catch {
+                report(error.message, file: item.file, path: path(of: item), location: item.location)
+                continue
+            }
+            for position in item.given.positions { context.setAttribute(object, position: position, item.values[position: position]) }
+            items[index].object = object
+        }
+    }
+
     func key(of item: Item) -> Key {
         Key(root: entityRoots[item.entity], id: item.id)
     }
@@ -84,7 +103,7 @@ extension DataImporter {
     /// them. Only the other side can change them — an inverse that is to-one (setting it takes
     /// the object from its old owner) or an inverse given in the data too — so a relationship
     /// whose inverse is to-many and given nowhere always ends as given.
-    private func relationshipsToCheck() -> [Bool] {
+    func relationshipsToCheck() -> [Bool] {
         var given: Set<String> = []
         for index in Set(givens.map(\.relationship)) {
             let table = relationshipTables[index]
@@ -101,7 +120,7 @@ extension DataImporter {
 
     /// The stored objects among the imported and referenced keys, found with one lookup per
     /// store; a hierarchy with no stored object at all is not looked up.
-    private func storedKeys() throws(StrataError) -> [Key: ObjectID] {
+    func storedKeys() throws(StrataError) -> [Key: ObjectID] {
         // Hierarchies with stored objects first: into a new store, no key is looked up at all.
         var roots = Set(items.map { entityRoots[$0.entity] })
         for given in givens where given.count > 0 { roots.insert(relationshipTables[given.relationship].destinationRoot) }
@@ -153,7 +172,7 @@ extension DataImporter {
         let key = Key(root: table.destinationRoot, id: reference.id)
         if let index = imported[key] {
             guard table.accepts[items[index].entity] else {
-                report("'\(relationship.name)' needs a \(destination.name), but @id \(reference.id) is a \(items[index].object.entity.name)", file: file, path: path, location: reference.location)
+                report("'\(relationship.name)' needs a \(destination.name), but @id \(reference.id) is a \(schema.entities[items[index].entity].name)", file: file, path: path, location: reference.location)
                 return nil
             }
             return items[index].object

@@ -15,18 +15,18 @@ internal import Darwin
 /// Objects keep their `@id` as primary key; missing attributes take their defaults; a
 /// relationship may be given from either side (the inverse follows) or both (they must agree);
 /// every reference names an object of the input or one already stored. Add every file, then
-/// ``finish()``, then save the context: the whole load is one save.
+/// ``save()``: the whole load is one save. (Or ``finish()``, to have the objects made in the
+/// context, then save the context.)
 ///
-/// Files are read as a stream of JSON tokens, never as a whole tree: each object is created in
-/// the context when its closing brace is read, with its attributes converted straight from the
-/// tokens; relationships are kept as the `@id`s they name and resolved by ``finish()`` in one
-/// pass.
+/// Files are read as a stream of JSON tokens, never as a whole tree: each object's attributes
+/// are converted straight from the tokens when its closing brace is read; relationships are kept
+/// as the `@id`s they name and resolved in one pass at the end. A load that touches no stored
+/// object is saved as records, never made into objects (see ``save()``).
 ///
 /// ```swift
 /// let importer = DataImporter(context: context)
 /// try importer.add(contentsOf: url)
-/// try importer.finish()
-/// try context.save()
+/// try importer.save()
 /// ```
 public final class DataImporter {
     public let context: ManagedObjectContext
@@ -38,9 +38,13 @@ public final class DataImporter {
         var id: Int64
     }
 
-    /// An object read from the input.
+    /// An object read from the input: its attribute values (defaults, then what the input
+    /// gives), and its object once the load goes through the context.
     struct Item {
-        var object: ManagedObject
+        var values: AttributeValues
+        /// The positions of the attributes the input gives (the others keep their defaults).
+        var given: PropertyMask
+        var object: ManagedObject?
         var id: Int64
         var file: Int
         var entity: Int
@@ -77,6 +81,8 @@ public final class DataImporter {
         var entity: EntityDescription
         var root: Int
         var attributes: [AttributeDescription]
+        /// By attribute index: its position in the entity's attribute layout.
+        var positions: [Int]
         var keys: [(name: [UInt8], slot: Slot)]
         var propertyNames: [String]
     }
@@ -128,6 +134,8 @@ public final class DataImporter {
             case reading
             /// ``DataImporter/finish()``: `completed` of `total` relationships resolved.
             case resolving
+            /// ``DataImporter/save()``: `total` objects being saved.
+            case saving
         }
 
         public var phase: Phase
@@ -204,12 +212,11 @@ public final class DataImporter {
         return mark
     }
 
-    /// Forgets the objects, relationships and diagnostics since `mark`, and deletes those
-    /// objects from the context.
+    /// Forgets the objects, relationships and diagnostics since `mark` (their objects are not
+    /// made before ``finish()``).
     private func rollBack(to mark: Mark) {
         for item in items[mark.items...] {
             imported[Key(root: entityRoots[item.entity], id: item.id)] = nil
-            context.delete(item.object)
         }
         items.removeSubrange(mark.items...)
         givens.removeSubrange(mark.givens...)
@@ -232,7 +239,8 @@ public final class DataImporter {
             keys.append((Array(relationship.name.utf8), .relationship(relationshipTable(relationship, of: entity))))
         }
         let names = description.attributes.filter { !$0.isTransient }.map(\.name) + description.relationships.map(\.name)
-        let table = EntityTable(entity: description, root: root, attributes: description.attributes, keys: keys, propertyNames: names)
+        let positions = description.attributes.map { description.attributeLayout.position(of: $0.name) ?? 0 }
+        let table = EntityTable(entity: description, root: root, attributes: description.attributes, positions: positions, keys: keys, propertyNames: names)
         entityTables[entity] = table
         entityRoots[entity] = root
         return table
@@ -279,7 +287,7 @@ public final class DataImporter {
     /// Where an object came from, for messages about a failed save: `Todo @id 3 (data.json:12:5)`.
     public func describe(_ objectID: ObjectID) -> String? {
         guard let item = item(for: objectID) else { return nil }
-        var text = "\(item.object.entity.name) @id \(item.id)"
+        var text = "\(schema.entities[item.entity].name) @id \(item.id)"
         text += " (\(files[item.file].map { "\($0):" } ?? "")\(item.location))"
         return text
     }
@@ -309,12 +317,22 @@ public final class DataImporter {
         }.map(\.0)
     }
 
+    /// The item of an object: its permanent ID (the load saved as records) names the key it
+    /// was read with; a temporary one is found through its object in the context.
     func item(for objectID: ObjectID) -> Item? {
+        if let key = objectID.primaryKey {
+            guard let entity = entityIndex[objectID.entityName], entityRoots[entity] >= 0,
+                  let index = imported[Key(root: entityRoots[entity], id: key)], items[index].entity == entity
+            else { return nil }
+            return items[index]
+        }
         guard let object = context.registeredObject(for: objectID) else { return nil }
         if itemsByObject == nil {
             var map: [ObjectIdentifier: Int] = [:]
             map.reserveCapacity(items.count)
-            for (index, item) in items.enumerated() { map[ObjectIdentifier(item.object)] = index }
+            for (index, item) in items.enumerated() {
+                if let made = item.object { map[ObjectIdentifier(made)] = index }
+            }
             itemsByObject = map
         }
         return itemsByObject?[ObjectIdentifier(object)].map { items[$0] }
