@@ -23,7 +23,9 @@ extension DataImporter {
         return counts
     }
 
-    /// Saves the load as records; nil when it must go through the context.
+    /// Saves the load as records; nil when it must go through the context. Once resolved, the
+    /// importer keeps only what places objects in the input: it is done, whatever the save's
+    /// outcome.
     private func saveAsRecords() throws(StrataError) -> [String: Int]? {
         guard !items.isEmpty, diagnostics.isEmpty, !items.contains(where: { $0.object != nil }), !context.hasChanges else { return nil }
         let coordinator = context.coordinator
@@ -36,7 +38,10 @@ extension DataImporter {
             else { return nil }
             storeIdentifiers[entity] = store.storeIdentifier
         }
-        guard try storedKeys().isEmpty, let graph = RecordGraph(resolving: self) else { return nil }
+        guard try storedKeys().isEmpty, var graph = RecordGraph(resolving: self) else { return nil }
+        // Resolved: the references are the graph's now (what places objects in the input stays).
+        givens = []
+        references = []
 
         reportProgress(.saving, completed: 0, total: items.count)
         var ids: [ObjectID] = []
@@ -72,6 +77,8 @@ extension DataImporter {
             records.append(record)
             counts[entity.name, default: 0] += 1
         }
+        graph = RecordGraph()
+        ids = []
         // Every save's store checks uniqueness; checked first only to report it with other failures.
         if !failures.isEmpty {
             failures += try coordinator.uniquenessViolations(
@@ -108,6 +115,8 @@ extension DataImporter {
         var lists: [[Int32]] = []
         /// The members of lists whose relationship is given from both sides, as sets.
         private var memberSets: [Int: Set<Int32>] = [:]
+
+        init() {}
 
         /// What ``finish()`` needs to know of a relationship table, by position.
         private struct Link {
