@@ -68,7 +68,8 @@ struct XCDataModelTranslator {
         case .success(let element): root = element
         case .failure(let error):
             throw SchemaError(code: .invalidSchema, file: file, diagnostics: [Diagnostic(
-                severity: .error, code: "notAModel", message: "\(error.message); an Xcode model file is XML",
+                severity: .error, code: "notAModel",
+                message: error.message.hasPrefix("malformed XML") ? "\(error.message); an Xcode model file is XML" : error.message,
                 path: "", file: file, location: SourceLocation(line: error.line, column: error.column))])
         }
         guard root.name == "model" else {
@@ -389,7 +390,7 @@ struct XCDataModelTranslator {
             for (slot, index) in entity.indexes.enumerated() where names[position][slot].isEmpty {
                 let name = unique(Self.identifier(([entity.name] + index.elements.map(\.property)).joined(separator: "_")))
                 names[position][slot] = name
-                if let given = index.givenName {
+                if index.givenName != nil {
                     warn(
                         "indexRenamed",
                         "\(index.place.label) is named '\(name)': Strata index names are unique in a model and use only ASCII letters, digits and '_'",
