@@ -101,7 +101,8 @@ final class ModelXMLDocument {
     ) {
         guard failure == nil else { return }
         let name = (prefix.map { String(cString: $0) + ":" } ?? "") + String(cString: localname)
-        var element = ModelXMLElement(name: name, line: line, column: column)
+        let start = tagStart()
+        var element = ModelXMLElement(name: name, line: start.line, column: start.column)
         if let attributes {
             // Five pointers per attribute: localname, prefix, URI, value start, value end.
             for index in 0..<attributeCount {
@@ -144,6 +145,32 @@ final class ModelXMLDocument {
         guard failure == nil else { return }
         failure = ModelXMLError(message: message, line: line, column: column)
         if let parser { xmlStopParser(parser) }
+    }
+
+    /// Where the start tag being reported begins (its `<`): libxml2 reports the element when it
+    /// has read the tag's attributes, at the tag's end. Attribute values hold no `<` (XML
+    /// requires it escaped), so the nearest `<` before the parser's position opens the tag.
+    private func tagStart() -> (line: Int, column: Int) {
+        guard let input = parser?.pointee.input?.pointee, let base = input.base, var cursor = input.cur else { return (line, column) }
+        var line = Int(input.line)
+        var charactersBack = 0
+        while cursor > base {
+            cursor -= 1
+            let byte = cursor.pointee
+            if byte == UInt8(ascii: "\n") { line -= 1 }
+            if byte & 0xC0 != 0x80 { charactersBack += 1 }
+            if byte == UInt8(ascii: "<") { break }
+        }
+        guard cursor.pointee == UInt8(ascii: "<") else { return (self.line, column) }
+        if line == Int(input.line) { return (line, max(1, Int(input.col) - charactersBack)) }
+        // The tag spans lines: count the characters before it on its own line.
+        var column = 1
+        var scan = cursor
+        while scan > base, (scan - 1).pointee != UInt8(ascii: "\n") {
+            scan -= 1
+            if scan.pointee & 0xC0 != 0x80 { column += 1 }
+        }
+        return (line, column)
     }
 
     private var line: Int { parser.map { Int(xmlSAX2GetLineNumber($0)) } ?? 0 }

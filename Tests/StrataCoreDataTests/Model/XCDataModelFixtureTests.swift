@@ -289,7 +289,7 @@ struct XCDataModelFixtureTests {
     func relationshipUserInfo() throws {
         let model = try Self.importFixture("3lvis__Sync__Notes-many-to-many.xml")
         let warning = try #require(model.warnings.first { $0.code == "userInfo" })
-        #expect(warning.description.hasSuffix("3lvis__Sync__Notes-many-to-many.xml:21:22: warning: the user info of relationship 'SuperUser.superNotes' (\"sync.remoteKey\") is not imported: Strata models hold no user info [entities[2].relationships[0]]"))
+        #expect(warning.description.hasSuffix("3lvis__Sync__Notes-many-to-many.xml:21:13: warning: the user info of relationship 'SuperUser.superNotes' (\"sync.remoteKey\") is not imported: Strata models hold no user info [entities[2].relationships[0]]"))
         #expect(try model.relationship("SuperNote.superUser").inverse == "superNotes")
     }
 }
