@@ -100,6 +100,21 @@ struct ImportXCDataModelCommandTests {
             """)
     }
 
+    static let fixtureNames: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: modelFixtures.path)) ?? []
+        return names.filter { $0.hasSuffix(".xml") }.sorted()
+    }()
+
+    @Test("every model fixture imports, and strata validate accepts the result", arguments: fixtureNames)
+    func everyFixtureValidates(_ name: String) throws {
+        let workspace = try Workspace()
+        let run = try workspace.run("import-xcdatamodel", modelFixtures.appendingPathComponent(name).path, "-o", "model.json")
+        #expect(run.status == 0, "\(run.stderr)")
+        let validate = try workspace.run("validate", "model.json")
+        #expect(validate.status == 0, "\(validate.stdout)")
+        #expect(validate.stdout.hasSuffix("\n") && validate.stdout.split(separator: "\n").last?.hasPrefix("model.json: valid, model ") == true)
+    }
+
     @Test("a .xcdatamodeld without -o prints the current version and says so")
     func bundleToStandardOutput() throws {
         let workspace = try Workspace.moodyModel()
