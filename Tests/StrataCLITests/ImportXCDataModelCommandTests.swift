@@ -6,17 +6,19 @@ import Testing
 /// The Xcode model fixtures in `../shared/fixtures/coredata/models`, read in place.
 private let modelFixtures = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/coredata/models")
 
-/// A `.xccurrentversion` naming `Moody 2` current, as Xcode writes one.
-private let currentVersionPlist = """
+/// A `.xccurrentversion` naming `version` current, as Xcode writes one.
+private func currentVersionPlist(_ version: String) -> String {
+    """
     <?xml version="1.0" encoding="UTF-8"?>
     <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
     <plist version="1.0">
     <dict>
     \t<key>_XCCurrentVersionName</key>
-    \t<string>Moody 2.xcdatamodel</string>
+    \t<string>\(version).xcdatamodel</string>
     </dict>
     </plist>
     """
+}
 
 /// Data for the `Moody 2` version (objc.io's Moody with deny rules): a continent, a country, a mood.
 private let moody2Data = """
@@ -32,13 +34,21 @@ extension Workspace {
     /// and `Moody 2` (chapter 1.2, current), copied from the fixtures.
     static func moodyModel() throws -> Workspace {
         let workspace = try Workspace()
-        for (version, fixture) in [("Moody", "objcio__core-data__Chapter-1.1-Moody.xml"), ("Moody 2", "objcio__core-data__Chapter-1.2-Moody-deny.xml")] {
-            let directory = workspace.file("Moody.xcdatamodeld/\(version).xcdatamodel")
+        try workspace.modelBundle("Moody", versions: [
+            ("Moody", "objcio__core-data__Chapter-1.1-Moody.xml"), ("Moody 2", "objcio__core-data__Chapter-1.2-Moody-deny.xml"),
+        ], current: "Moody 2")
+        return workspace
+    }
+
+    /// Writes `<name>.xcdatamodeld` with a version per (name, fixture file) and `current` named
+    /// in its `.xccurrentversion`.
+    func modelBundle(_ name: String, versions: [(String, String)], current: String) throws {
+        for (version, fixture) in versions {
+            let directory = file("\(name).xcdatamodeld/\(version).xcdatamodel")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: modelFixtures.appendingPathComponent(fixture), to: directory.appendingPathComponent("contents"))
         }
-        try workspace.write("Moody.xcdatamodeld/.xccurrentversion", currentVersionPlist)
-        return workspace
+        try write("\(name).xcdatamodeld/.xccurrentversion", currentVersionPlist(current))
     }
 
     /// What the library imports from the workspace's model at `path`.
@@ -180,5 +190,24 @@ struct ImportXCDataModelCommandTests {
         let loaded = try workspace.run("load", "--schema", fixture, "test.plist", "empty.json")
         #expect(loaded.status == 0)
         #expect(loaded.stderr == "strata: note: imported the Xcode model '\(fixture)' (version 'rentzsch__mogenerator__test') with 15 warnings; `strata import-xcdatamodel` lists them\n")
+    }
+
+    @Test("strata migrate takes a .xcdatamodeld: a store of an earlier version migrates to the current one")
+    func migrateToCurrentVersion() throws {
+        let workspace = try Workspace()
+        try workspace.modelBundle("Model", versions: [
+            ("Model 1", "objective-audio__CoreDataMigrationSample__Model_1.xml"), ("Model 2", "objective-audio__CoreDataMigrationSample__Model_2.xml"),
+        ], current: "Model 2")
+        try workspace.load("store.sqlite", schema: "Model.xcdatamodeld/Model 1.xcdatamodel", data: [
+            ("data.json", #"{"objects": {"EntityA": [{"@id": 1, "name": "a", "group": 2}], "EntityB": [{"@id": 1, "name": "b", "relationship": 1}]}}"#),
+        ])
+        let run = try workspace.run("migrate", "--schema", "Model.xcdatamodeld", "store.sqlite")
+        #expect(run.status == 0, "\(run.stderr)")
+        let objects = try workspace.dumpedObjects("store.sqlite")
+        let entityA = try #require(objects["EntityA"]?[id: 1])
+        #expect(entityA["name"] as? String == "a")
+        #expect(entityA["dummy"] is NSNull)
+        #expect(entityA["relationship"] as? Int == 1)
+
     }
 }
