@@ -178,7 +178,10 @@ struct XCDataModelTranslator {
         }
         ignoreOrWarnAttributes(
             of: root, handled: ["name", "userDefinedModelVersionIdentifier"],
-            silent: ["type", "documentVersion", "lastSavedToolsVersion", "systemVersion", "minimumToolsVersion", "sourceLanguage", "macOSVersion", "iOSVersion"],
+            silent: [
+                "type", "documentVersion", "lastSavedToolsVersion", "systemVersion", "minimumToolsVersion", "sourceLanguage",
+                "macOSVersion", "iOSVersion", "tvOSVersion", "watchOSVersion",
+            ],
             at: modelPlace)
         for child in root.children {
             switch child.name {
@@ -305,6 +308,7 @@ struct XCDataModelTranslator {
             case "compoundIndexes":
                 for index in child.children {
                     guard index.name == "compoundIndex" else { warnUnknown(index, in: "<compoundIndexes>", at: entityPlace); continue }
+                    for other in index.children where other.name != "index" { warnUnknown(other, in: "<compoundIndex>", at: entityPlace) }
                     let properties = index.children.filter { $0.name == "index" }.compactMap { $0.nonEmpty("value") }
                     addIndex(IndexDraft(
                         givenName: nil, elements: properties.map { ($0, "ascending") },
@@ -315,6 +319,7 @@ struct XCDataModelTranslator {
             case "uniquenessConstraints":
                 for constraint in child.children {
                     guard constraint.name == "uniquenessConstraint" else { warnUnknown(constraint, in: "<uniquenessConstraints>", at: entityPlace); continue }
+                    for other in constraint.children where other.name != "constraint" { warnUnknown(other, in: "<uniquenessConstraint>", at: entityPlace) }
                     let names = constraint.children.filter { $0.name == "constraint" }.compactMap { $0.nonEmpty("value") }
                     guard !names.isEmpty else { continue }
                     let path = "\(entityPath).uniquenessConstraints[\(entities[position].uniquenessConstraints.count)]"
