@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataCoreData
 
 /// `strata migrate`: migrates a store in place to a new version of its model, inferring each
 /// step (Core Data's lightweight migration), all-or-nothing.
@@ -108,9 +109,13 @@ struct MigrateCommand: ParsableCommand {
         Console.print("\(store): would migrate from \(SchemaVersions.label(plan.storeSchema)) to \(SchemaVersions.label(plan.destination)) in \(Self.count(plan.steps.count, "step")) (dry run: nothing changed)")
     }
 
-    /// Loads a model file; a file that cannot be read or has errors is a usage error (exit 2),
-    /// its diagnostics printed on standard error as `strata validate` prints them.
+    /// Loads a model file (or imports an Xcode model's current version); a file that cannot be
+    /// read or has errors is a usage error (exit 2), its diagnostics printed on standard error as
+    /// `strata validate` prints them.
     private static func loadModel(_ path: String) throws -> Schema {
+        if XCDataModelImporter.isModel(at: URL(fileURLWithPath: path)) {
+            do { return try StoreAccess.loadSchema(path) } catch let error as CLIError { throw CLIError.unreadable(error.description) }
+        }
         let result: SchemaLoadResult
         do {
             result = try Schema.load(contentsOf: URL(fileURLWithPath: path))

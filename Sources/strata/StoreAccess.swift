@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataBinaryPlist
+import StrataCoreData
 import StrataSQLite
 import StrataXML
 
@@ -78,8 +79,17 @@ enum StoreAccess {
         }
     }
 
-    /// Reads a model file; an unreadable one is a usage error (2), an invalid one exits 1.
+    /// Reads a model file; an unreadable one is a usage error (2), an invalid one exits 1. An
+    /// Xcode model (`.xcdatamodel`, `.xcdatamodeld`, a `contents` file) is imported on the fly:
+    /// its current version, with a note on standard error when the import has warnings.
     static func loadSchema(_ path: String) throws -> Schema {
+        if XCDataModelImporter.isModel(at: URL(fileURLWithPath: path)) {
+            let current = try ImportXCDataModelCommand.importModel(path).current
+            if !current.warnings.isEmpty {
+                Console.note("strata: note: imported the Xcode model '\(Echo.line(path))' (version '\(Echo.line(current.versionName))') with \(current.warnings.count) warning\(current.warnings.count == 1 ? "" : "s"); `strata import-xcdatamodel` lists them")
+            }
+            return current.schema
+        }
         do {
             return try Schema(contentsOf: URL(fileURLWithPath: path))
         } catch {
