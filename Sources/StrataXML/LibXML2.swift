@@ -1,11 +1,11 @@
 internal import CLibXML2
 
 /// One-time libxml2 set-up.
-enum LibXML2 {
+package enum LibXML2 {
     /// `xmlInitParser` must run once before libxml2 is used from several threads ("it should
     /// be called from the main thread before any other thread uses the library" — parser.h);
     /// a static `let` runs it exactly once, whichever thread gets here first.
-    static let initialized: Bool = {
+    package static let initialized: Bool = {
         xmlInitParser()
         return true
     }()
@@ -14,7 +14,7 @@ enum LibXML2 {
 extension LibXML2 {
     /// Runs `body` with libxml2's per-thread generic error handler silenced, so that a failed
     /// write or read is reported once, as the error Strata throws, not also printed on stderr.
-    static func withoutErrorOutput<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    package static func withoutErrorOutput<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         let previous = strata_xml_silence_generic_errors()
         defer { strata_xml_restore_generic_errors(previous) }
         return try body()
