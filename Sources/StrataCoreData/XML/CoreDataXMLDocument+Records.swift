@@ -106,11 +106,16 @@ extension CoreDataXMLDocument {
             records[entity.name, default: [:]][id] = record
             keySequences[entity.rootName] = max(keySequences[entity.rootName] ?? 0, keys[position])
         }
-        let metadata = StoreMetadata(
+        return AtomicStoreContents(metadata: metadata(with: schema, storeType: storeType), records: records, keySequences: keySequences)
+    }
+
+    /// The metadata of the store read with `schema`: its UUID, `schema`'s name and hashes, and
+    /// Core Data's metadata as custom keys.
+    func metadata(with schema: Schema, storeType: StoreType) -> StoreMetadata {
+        StoreMetadata(
             storeIdentifier: storeIdentifier, storeType: storeType, modelName: schema.name,
             modelVersionHash: schema.versionHash, entityVersionHashes: schema.entityVersionHashes,
             schemaJSON: schema.jsonString, custom: info.customMetadata)
-        return AtomicStoreContents(metadata: metadata, records: records, keySequences: keySequences)
     }
 
     // MARK: - Object IDs

@@ -70,12 +70,13 @@ public struct CoreDataXMLStoreFactory: PersistentStoreFactory {
     }
 
     /// The store's metadata, with a model inferred from the file (``CoreDataXMLSchemaInference``):
-    /// the whole file is read.
+    /// the whole file is read (a file whose objects do not fit the inferred model is reported
+    /// when the store is opened).
     /// - Throws: `corruptStore` when the file is malformed or no model can be inferred from it.
     public func metadata(at url: URL) throws(StrataError) -> StoreMetadata {
         let document = try CoreDataXMLParser.read(path: url.path)
         let inference = try CoreDataXMLSchemaInference.infer(from: document)
-        return try document.contents(with: inference.schema, storeType: type).metadata
+        return document.metadata(with: inference.schema, storeType: type)
     }
 
     /// What the store's `<databaseInfo>` holds: its UUID, format version, last object number
