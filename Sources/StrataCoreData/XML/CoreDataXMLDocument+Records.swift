@@ -31,19 +31,27 @@ extension CoreDataXMLDocument {
         let index = try objectIndex()
         let keys = Self.primaryKeys(ids: objects.map(\.id), roots: entities.map(\.rootName))
         let storeIdentifier = self.storeIdentifier
+        // By entity, then by the name as written (most files write each name one way).
         var properties: [String: [String: PropertyDescription]] = [:]
+        var lookups: [String: [String: PropertyDescription]] = [:]
+        var families: [String: Set<String>] = [:]
         var records: [String: [ObjectID: StoreRecord]] = [:]
         var keySequences: [String: Int64] = [:]
         for (position, object) in objects.enumerated() {
             let entity = entities[position]
-            let lookup = properties[entity.name] ?? Self.propertyLookup(entity)
-            properties[entity.name] = lookup
+            if lookups[entity.name] == nil { lookups[entity.name] = Self.propertyLookup(entity) }
+            func property(_ written: String) -> PropertyDescription? {
+                if let known = properties[entity.name]?[written] { return known }
+                let found = lookups[entity.name]![Self.folded(written)]
+                properties[entity.name, default: [:]][written] = found
+                return found
+            }
             let id = ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: keys[position])
             var record = StoreRecord(objectID: id, attributes: AttributeValues(layout: entity.attributeLayout))
             var seen: Set<String> = []
             for attribute in object.attributes {
                 let element = "<attribute name=\"\(attribute.name)\"> of \(describe(object))"
-                guard case .attribute(let description)? = lookup[Self.folded(attribute.name)] else {
+                guard case .attribute(let description)? = property(attribute.name) else {
                     throw error("\(element): entity '\(entity.name)' has no attribute '\(attribute.name)'\(Suggestion.didYouMean(attribute.name, in: entity.attributes.map(\.name)))", at: attribute.position)
                 }
                 guard !description.isTransient else {
@@ -66,7 +74,7 @@ extension CoreDataXMLDocument {
             }
             for relationship in object.relationships {
                 let element = "<relationship name=\"\(relationship.name)\"> of \(describe(object))"
-                guard case .relationship(let description)? = lookup[Self.folded(relationship.name)] else {
+                guard case .relationship(let description)? = property(relationship.name) else {
                     throw error("\(element): entity '\(entity.name)' has no relationship '\(relationship.name)'\(Suggestion.didYouMean(relationship.name, in: entity.relationships.map(\.name)))", at: relationship.position)
                 }
                 guard seen.insert(description.name).inserted else {
@@ -81,7 +89,8 @@ extension CoreDataXMLDocument {
                 if !description.isToMany && relationship.idrefs.count > 1 {
                     throw error("\(element) is to-one but names \(relationship.idrefs.count) objects", at: relationship.position)
                 }
-                let family = Set(schema.entityAndDescendants(of: description.destination).map(\.name))
+                let family = families[description.destination] ?? Set(schema.entityAndDescendants(of: description.destination).map(\.name))
+                families[description.destination] = family
                 var members: [ObjectID] = []
                 var memberKeys: Set<Int64> = []
                 for reference in relationship.idrefs {

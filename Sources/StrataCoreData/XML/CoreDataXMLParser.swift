@@ -160,29 +160,42 @@ final class CoreDataXMLParser {
 
     /// The element `name` may be inside `parent`; nil (after failing) when it may not.
     private func child(named name: String, of parent: Frame) -> Element? {
-        let allowed: [String: Element]
+        let element: Element?
+        let expected: [String]
         switch parent.element {
-        case .database: allowed = ["databaseInfo": .databaseInfo, "object": .object]
-        case .databaseInfo: allowed = ["version": .version, "UUID": .uuid, "nextObjectID": .nextObjectID, "metadata": .metadata]
-        case .metadata: allowed = ["plist": .plist]
-        case .object: allowed = ["attribute": .attribute, "relationship": .relationship]
-        case .plist, .array: allowed = Self.plistValues
-        case .dict:
-            if case .dictionary(_, let key)? = containers.last, key != nil {
-                allowed = Self.plistValues
-            } else {
-                allowed = ["key": .key]
-            }
+        case .database:
+            element = name == "object" ? .object : name == "databaseInfo" ? .databaseInfo : nil
+            expected = ["databaseInfo", "object"]
+        case .object:
+            element = name == "attribute" ? .attribute : name == "relationship" ? .relationship : nil
+            expected = ["attribute", "relationship"]
+        case .databaseInfo:
+            element = ["version": .version, "UUID": .uuid, "nextObjectID": .nextObjectID, "metadata": .metadata][name]
+            expected = ["UUID", "metadata", "nextObjectID", "version"]
+        case .metadata:
+            element = name == "plist" ? .plist : nil
+            expected = ["plist"]
+        case .dict where !hasPendingKey:
+            element = name == "key" ? .key : nil
+            expected = ["key"]
+        case .plist, .array, .dict:
+            element = Self.plistValues[name]
+            expected = Self.plistValues.keys.sorted()
         case .relationship, .version, .uuid, .nextObjectID, .attribute, .key, .scalar:
             fail("unexpected element <\(name)> inside <\(parent.name)>, which holds \(parent.element == .relationship ? "nothing" : "text only")", at: position)
             return nil
         }
-        guard let element = allowed[name] else {
-            let expected = allowed.keys.sorted()
+        guard let element else {
             fail("unknown element <\(name)> in <\(parent.name)>\(Suggestion.didYouMean(name, in: expected)); expected \(expected.map { "<\($0)>" }.joined(separator: ", "))", at: position)
             return nil
         }
         return element
+    }
+
+    /// Whether the innermost dictionary has read a key and waits for its value.
+    private var hasPendingKey: Bool {
+        if case .dictionary(_, let key)? = containers.last { return key != nil }
+        return false
     }
 
     private static let plistValues: [String: Element] = [
