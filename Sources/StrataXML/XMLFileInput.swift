@@ -1,5 +1,6 @@
 internal import Foundation
-internal import Strata
+package import CLibXML2
+package import Strata
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)
@@ -10,18 +11,18 @@ internal import Darwin
 /// 4 KB at a time, and a `read(2)` for each would cost more than the parsing.
 ///
 /// Owns its file descriptor and closes it in `deinit`.
-final class XMLFileInput {
+package final class XMLFileInput {
     private let descriptor: Int32
     private let path: String
     private let buffer: UnsafeMutableRawBufferPointer
     private var start = 0
     private var end = 0
     /// The first read error, kept so that the parser's "I/O error" can say why.
-    private(set) var failure: StrataError?
+    package private(set) var failure: StrataError?
 
     private static let capacity = 1 << 18
 
-    init(path: String) throws(StrataError) {
+    package init(path: String) throws(StrataError) {
         self.path = path
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -38,7 +39,7 @@ final class XMLFileInput {
 
     /// Copies up to `count` bytes into `destination`: the number copied, 0 at the end of the
     /// file, -1 after an error.
-    func read(into destination: UnsafeMutableRawPointer, count: Int) -> Int32 {
+    package func read(into destination: UnsafeMutableRawPointer, count: Int) -> Int32 {
         guard failure == nil else { return -1 }
         if start == end {
             start = 0
@@ -60,6 +61,18 @@ final class XMLFileInput {
         start += copied
         return Int32(copied)
     }
+}
+
+extension XMLFileInput {
+    /// libxml2's input callback (`xmlCreateIOParserCtxt`): reads from the ``XMLFileInput``
+    /// passed as context, unretained (the caller keeps it alive for the parse).
+    package static let readCallback: xmlInputReadCallback = { context, buffer, count in
+        guard let context, let buffer else { return -1 }
+        return Unmanaged<XMLFileInput>.fromOpaque(context).takeUnretainedValue().read(into: buffer, count: Int(count))
+    }
+
+    /// libxml2's close callback: the ``XMLFileInput`` closes its file itself.
+    package static let closeCallback: xmlInputCloseCallback = { _ in 0 }
 }
 
 /// read(2), outside the class so that its `read(into:count:)` does not hide it.

@@ -41,12 +41,14 @@ public struct XMLStoreFormat: AtomicStoreFormat {
     public var fileExtensions: [String] { ["xml"] }
 
     /// True for text that starts (after an optional byte-order mark and whitespace) with
-    /// `<?xml` or `<database`.
+    /// `<?xml` or `<database`, unless it declares Core Data's document type: that is a Core
+    /// Data XML store (`coredata-xml`, read by StrataCoreData).
     public func recognizes(header: Data) -> Bool {
         var bytes = header[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         bytes = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        return bytes.starts(with: Array("<?xml".utf8)) || bytes.starts(with: Array("<database".utf8))
+        return (bytes.starts(with: Array("<?xml".utf8)) || bytes.starts(with: Array("<database".utf8)))
+            && !CoreDataDocumentType.isDeclared(inHeader: header)
     }
 
     /// Reads a whole store, checking every element, value and reference.

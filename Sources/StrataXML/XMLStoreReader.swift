@@ -187,7 +187,7 @@ final class XMLStoreReader {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let inputContext = Unmanaged.passUnretained(input).toOpaque()
         guard let parser = xmlCreateIOParserCtxt(
-            &handler, context, inputReadCallback, inputCloseCallback, inputContext, XML_CHAR_ENCODING_NONE)
+            &handler, context, XMLFileInput.readCallback, XMLFileInput.closeCallback, inputContext, XML_CHAR_ENCODING_NONE)
         else {
             throw StrataError(.storeIO, "libxml2 could not create a parser for '\(path)'")
         }
@@ -320,7 +320,12 @@ final class XMLStoreReader {
         }
     }
 
-    fileprivate func refuseDocumentType() {
+    fileprivate func refuseDocumentType(name: UnsafePointer<xmlChar>?, publicID: UnsafePointer<xmlChar>?, systemID: UnsafePointer<xmlChar>?) {
+        if CoreDataDocumentType.matches(
+            name: name.map { String(cString: $0) }, publicIdentifier: publicID.map { String(cString: $0) },
+            systemIdentifier: systemID.map { String(cString: $0) }) {
+            return fail("the file has a document type declaration (<!DOCTYPE …>) naming Core Data's DTD: it is a Core Data XML store, not a Strata one; read it as store type coredata-xml (strata --type coredata-xml, or convert it to an xml store)")
+        }
         fail("the file has a document type declaration (<!DOCTYPE …>); Strata XML stores have none, and they are refused because their entity declarations could expand without bound or read other files")
     }
 
@@ -798,13 +803,13 @@ final class XMLStoreReader {
         }
         handler.cdataBlock = handler.characters
         handler.ignorableWhitespace = handler.characters
-        handler.internalSubset = { context, _, _, _ in
+        handler.internalSubset = { context, name, publicID, systemID in
             guard let context else { return }
-            withReader(context) { $0.refuseDocumentType() }
+            withReader(context) { $0.refuseDocumentType(name: name, publicID: publicID, systemID: systemID) }
         }
-        handler.externalSubset = { context, _, _, _ in
+        handler.externalSubset = { context, name, publicID, systemID in
             guard let context else { return }
-            withReader(context) { $0.refuseDocumentType() }
+            withReader(context) { $0.refuseDocumentType(name: name, publicID: publicID, systemID: systemID) }
         }
         handler.entityDecl = { context, _, _, _, _, _ in
             guard let context else { return }
@@ -833,14 +838,6 @@ private func withReader<T>(_ context: UnsafeMutableRawPointer, _ body: (XMLStore
     Unmanaged<XMLStoreReader>.fromOpaque(context)._withUnsafeGuaranteedRef(body)
 }
 
-/// libxml2's input callback: reads from the ``XMLFileInput`` passed as context.
-private func inputReadCallback(_ context: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ count: Int32) -> Int32 {
-    guard let context, let buffer else { return -1 }
-    return Unmanaged<XMLFileInput>.fromOpaque(context).takeUnretainedValue().read(into: buffer, count: Int(count))
-}
-
-/// libxml2's close callback: the ``XMLFileInput`` closes its file itself.
-private func inputCloseCallback(_ context: UnsafeMutableRawPointer?) -> Int32 { 0 }
 
 extension AttributeType {
     /// The type's name as a C string, to compare with the bytes of a `type` attribute.

@@ -1,9 +1,13 @@
-internal import Foundation
-internal import Strata
+package import Foundation
+package import Strata
 
 /// Why the text of an element is not a valid encoding of its attribute type.
-struct XMLValueError: Error {
-    var message: String
+package struct XMLValueError: Error {
+    package var message: String
+
+    package init(message: String) {
+        self.message = message
+    }
 }
 
 /// The text forms of attribute values in an XML store, chosen so that every value reads back
@@ -20,7 +24,7 @@ struct XMLValueError: Error {
 /// | `binary`, `transformable` | base64 (no line breaks); empty data is an empty element |
 /// | `uuid` | upper-case UUID text |
 /// | `uri` | the absolute URI text |
-enum XMLValueCoding {
+package enum XMLValueCoding {
     // MARK: - Writing
 
     /// Appends the text of a value of an attribute of type `type` whose text never needs
@@ -89,7 +93,7 @@ enum XMLValueCoding {
 
     /// Reads the text of an attribute element.
     /// - Parameter base64: the element carried `encoding="base64"` (strings only).
-    static func value(from text: UnsafeBufferPointer<UInt8>, type: AttributeType, base64: Bool) throws(XMLValueError) -> AttributeValue {
+    package static func value(from text: UnsafeBufferPointer<UInt8>, type: AttributeType, base64: Bool) throws(XMLValueError) -> AttributeValue {
         switch type {
         case .string:
             return .string(base64 ? try decodeBase64Text(text) : String(decoding: text, as: UTF8.self))
@@ -155,7 +159,7 @@ enum XMLValueCoding {
     }
 
     /// `-?[0-9]+` within Int64.
-    static func parseInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
+    package static func parseInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard !text.isEmpty else { return nil }
         var index = 0
         let negative = text[0] == UInt8(ascii: "-")
@@ -178,7 +182,7 @@ enum XMLValueCoding {
 
     /// `-?digits[.digits][e[+-]digits]`, or `NaN`, `Infinity`, `-Infinity`. Stricter than
     /// `Double(_:)`, which also takes hexadecimal, `inf`, `+1` and `nan(0x1)`.
-    static func parseDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+    package static func parseDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         if equals(text, "NaN") { return .nan }
         if equals(text, "Infinity") { return .infinity }
         if equals(text, "-Infinity") { return -.infinity }
@@ -433,7 +437,7 @@ enum XMLValueCoding {
 
     /// Base64 without line breaks; whitespace between the characters is tolerated (a file edited
     /// by hand may wrap long values), anything else is an error.
-    static func decodeBase64(_ text: UnsafeBufferPointer<UInt8>) throws(XMLValueError) -> Data {
+    package static func decodeBase64(_ text: UnsafeBufferPointer<UInt8>) throws(XMLValueError) -> Data {
         if text.isEmpty { return Data() }
         if let data = Data(base64Encoded: Data(text)) { return data }
         let compact = text.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
@@ -479,7 +483,7 @@ enum XMLValueCoding {
     }
 
     /// The text for an error message: quoted, and cut after 60 characters.
-    static func quoted(_ text: UnsafeBufferPointer<UInt8>) -> String {
+    package static func quoted(_ text: UnsafeBufferPointer<UInt8>) -> String {
         let string = String(decoding: text, as: UTF8.self)
         return string.count > 60 ? String(reflecting: String(string.prefix(60))) + "…" : String(reflecting: string)
     }

@@ -13,8 +13,11 @@ struct DumpCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The store type (sqlite, xml, binary); by default from the file.")
+    @Option(help: "The store type (sqlite, xml, binary, coredata-xml); by default from the file.")
     var type: String?
+
+    @Option(help: "The model to read the store with (a Core Data store's model); by default the one stored in the store.")
+    var schema: String?
 
     @Argument(help: "The store file.")
     var store: String
@@ -28,7 +31,8 @@ struct DumpCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             if let output { try StoreAccess.refuseSameFile(output, role: "the output file", store: store) }
-            let coordinator = try StoreAccess.openExisting(store, type: type)
+            let coordinator = try schema.map { try StoreAccess.openExisting(store, type: type, schema: StoreAccess.loadSchema($0)) }
+                ?? StoreAccess.openExisting(store, type: type)
             let line = ProgressLine.forTerminal()
             defer { line?.clear() }
             let progress = line.map { line in { (progress: DataExporter.Progress) in line.show(Self.progressText(progress)) } }

@@ -14,6 +14,7 @@ enum StoreAccess {
             SQLiteStoreFactory(),
             XMLStoreFactory(),
             BinaryPlistStoreFactory(),
+            CoreDataXMLStoreFactory(),
         ])
     }
 
@@ -50,6 +51,15 @@ enum StoreAccess {
             }
         }
         preconditionFailure("the last attempt returns or throws")
+    }
+
+    /// Opens an existing store with `schema` rather than the model stored in it (a Core Data
+    /// store's model, which Core Data does not store).
+    static func openExisting(_ path: String, type given: String?, schema: Schema) throws -> PersistentStoreCoordinator {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CLIError.unreadable("no store at '\(path)'")
+        }
+        return try openOrCreate(path, type: given, schema: schema)
     }
 
     /// Opens a store with `schema`, creating the file when it is missing.

@@ -66,12 +66,15 @@ public enum StoreConverter {
         _ = try FileSync.replaceableFile(at: target)
         let sourceKind: StoreType
         if let sourceType { sourceKind = sourceType } else { sourceKind = try storeTypes.type(of: source) }
-        let metadata = try PersistentStoreCoordinator.metadataForStore(at: source, type: sourceKind, storeTypes: storeTypes)
+        // With a model given, the metadata is the opened store's: a store whose model is not
+        // stored in it (a Core Data store's) is never asked for one.
         let model: Schema
-        if let schema { model = schema } else { model = try metadata.schema() }
+        if let schema { model = schema } else {
+            model = try PersistentStoreCoordinator.metadataForStore(at: source, type: sourceKind, storeTypes: storeTypes).schema()
+        }
 
         let reader = PersistentStoreCoordinator(schema: model, storeTypes: storeTypes)
-        try reader.addStore(StoreDescription(type: sourceKind, url: source))
+        let metadata = try reader.addStore(StoreDescription(type: sourceKind, url: source)).metadata
 
         let temporary = target.deletingLastPathComponent()
             .appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).converting")

@@ -138,8 +138,9 @@ public struct StoreTypeRegistry: Sendable {
     ///   device), which is never opened; `noStore` when the type cannot be told.
     public func type(of url: URL) throws(StrataError) -> StoreType {
         try FileIdentity.requireRegularFile(url)
-        // Read without closing a descriptor of a SQLite file this process may have open.
-        if let header = FileHeader.read(url, count: 64), !header.isEmpty,
+        // Read without closing a descriptor of a SQLite file this process may have open. 256
+        // bytes reach past an XML declaration to a document type declaration.
+        if let header = FileHeader.read(url, count: 256), !header.isEmpty,
            let factory = factories.first(where: { $0.recognizes(header: header) }) {
             return factory.type
         }
