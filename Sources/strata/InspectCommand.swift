@@ -19,7 +19,7 @@ struct InspectCommand: ParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: TextOrJSON = .text
 
-    @Option(help: "The store type; by default from the file.")
+    @Option(help: "The store type (sqlite, xml, binary, coredata); by default from the file.")
     var type: String?
 
     @Argument(help: "The store file.")
