@@ -14,6 +14,9 @@ internal import StrataSQLite
 /// Relationships: a to-one is its foreign key; a to-many whose inverse is to-one is gathered from
 /// those keys (in `Z_FOK_` order when ordered, else by key); a many-to-many comes from its join
 /// table. A key that names no stored object is refused as a damaged store.
+///
+/// The keys and entities of every table are read first, so that each foreign key is resolved as
+/// its row is read; rows are kept in arrays by position until every relationship is gathered.
 struct CoreDataSQLiteReader {
     let layout: CoreDataSQLiteLayout
     let database: Database
@@ -22,47 +25,58 @@ struct CoreDataSQLiteReader {
 
     private var schema: Schema { layout.schema }
 
-    /// A to-one key read from a row, resolved once every table is read.
-    private struct PendingToOne {
-        var source: ObjectID
-        var table: String
-        var relationship: RelationshipDescription
-        var column: String
-        var key: Int64
-        var order: Int64?
-    }
-
     /// A member of a to-many relationship, with what orders it.
     private struct Member {
         var order: Int64
+        var key: Int64
         var id: ObjectID
     }
 
+    /// The rows of one root table, in key order: each row's key, entity and record, and the
+    /// members of its to-many relationships as they are gathered.
+    private struct Rows {
+        /// `Z_PK` → position.
+        var positions: [Int64: Int] = [:]
+        var keys: [Int64] = []
+        var entityNames: [String] = []
+        var records: [StoreRecord] = []
+        var members: [[String: [Member]]] = []
+    }
+
+    /// A to-one relationship of one entity, ready to read from a row.
+    private struct ToOne {
+        var name: String
+        var column: Int32
+        var orderColumn: Int32?
+        var destination: String
+        var destinationRoot: Int
+        /// The inverse, when it is a to-many gathered from these keys.
+        var toManyInverse: String?
+    }
+
     func read() throws(StrataError) -> [String: [ObjectID: StoreRecord]] {
-        var records: [String: [ObjectID: StoreRecord]] = [:]
-        var entityOfKey: [String: [Int64: String]] = [:]
-        var pending: [PendingToOne] = []
-        for table in layout.tables {
-            try readTable(table, into: &records, entities: &entityOfKey[table.root, default: [:]], pending: &pending)
-        }
-        var members: [ObjectID: [String: [Member]]] = [:]
-        for link in pending {
-            let destination = try resolve(
-                link.key, of: link.relationship.destination, entities: entityOfKey,
-                from: "\(link.table).\(link.column) of the row with Z_PK \(link.source.primaryKey ?? 0)")
-            records[link.source.entityName]![link.source]!.toOne[link.relationship.name] = destination
-            if let inverse = link.relationship.inverse, schema.entity(named: destination.entityName)?.relationship(named: inverse)?.isToMany == true {
-                members[destination, default: [:]][inverse, default: []].append(Member(order: link.order ?? link.key, id: link.source))
-            }
+        let roots = Dictionary(layout.tables.enumerated().map { ($1.root, $0) }, uniquingKeysWith: { first, _ in first })
+        var rows: [Rows] = []
+        for table in layout.tables { rows.append(try readKeys(table)) }
+        for (index, table) in layout.tables.enumerated() {
+            try readTable(table, index, roots: roots, rows: &rows)
         }
         for join in layout.joinTables {
-            try readJoinTable(join, entities: entityOfKey, members: &members)
+            try readJoinTable(join, roots: roots, rows: &rows)
         }
-        for (id, relationships) in members {
-            for (name, list) in relationships {
-                var seen: Set<ObjectID> = []
-                let ordered = list.sorted { ($0.order, $0.id.primaryKey ?? 0) < ($1.order, $1.id.primaryKey ?? 0) }
-                records[id.entityName]![id]!.toMany[name] = ordered.compactMap { seen.insert($0.id).inserted ? $0.id : nil }
+        var records: [String: [ObjectID: StoreRecord]] = [:]
+        for table in rows {
+            var counts: [String: Int] = [:]
+            for name in table.entityNames { counts[name, default: 0] += 1 }
+            for (name, count) in counts where records[name] == nil { records[name] = Dictionary(minimumCapacity: count) }
+            for position in table.records.indices {
+                var record = table.records[position]
+                for (name, members) in table.members[position] {
+                    var seen: Set<Int64> = []
+                    let ordered = members.sorted { ($0.order, $0.key) < ($1.order, $1.key) }
+                    record.toMany[name] = ordered.compactMap { seen.insert($0.key).inserted ? $0.id : nil }
+                }
+                records[record.objectID.entityName]![record.objectID] = record
             }
         }
         return records
@@ -70,26 +84,11 @@ struct CoreDataSQLiteReader {
 
     // MARK: - Entity tables
 
-    private func readTable(
-        _ table: CoreDataSQLiteLayout.Table, into records: inout [String: [ObjectID: StoreRecord]],
-        entities: inout [Int64: String], pending: inout [PendingToOne]
-    ) throws(StrataError) {
-        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        var position: [String: Int32] = [:]
-        func add(_ column: String) {
-            guard position[column] == nil else { return }
-            position[column] = Int32(columns.count)
-            columns.append(column)
-        }
-        for attributes in table.attributes.values { for attribute in attributes { add(attribute.column) } }
-        for toOnes in table.toOnes.values {
-            for toOne in toOnes {
-                add(toOne.column)
-                if let order = toOne.orderColumn { add(order) }
-            }
-        }
-        let sql = "SELECT \(columns.map(quoted).joined(separator: ", ")) FROM \(quoted(table.name)) ORDER BY Z_PK"
-        try database.each(sql, []) { (row) throws(StrataError) in
+    /// Every key of a table with its entity, checked: first, so that foreign keys read with the
+    /// rows can be resolved at once.
+    private func readKeys(_ table: CoreDataSQLiteLayout.Table) throws(StrataError) -> Rows {
+        var rows = Rows()
+        try database.each("SELECT Z_PK, Z_ENT FROM \(quoted(table.name)) ORDER BY Z_PK", []) { (row) throws(StrataError) in
             let key = row.int64(0)
             let place = "table \(table.name), the row with Z_PK \(key)"
             guard row.type(0) == 1, row.type(1) == 1 else {
@@ -102,41 +101,94 @@ struct CoreDataSQLiteReader {
             guard !entity.isAbstract else {
                 throw corrupt("\(place): its entity \(name) is abstract, so no object can be one")
             }
-            guard entities.updateValue(name, forKey: key) == nil else {
+            guard rows.positions.updateValue(rows.keys.count, forKey: key) == nil else {
                 throw corrupt("\(place): two rows have this Z_PK")
             }
+            rows.keys.append(key)
+            rows.entityNames.append(name)
+        }
+        rows.members = Array(repeating: [:], count: rows.keys.count)
+        rows.records.reserveCapacity(rows.keys.count)
+        return rows
+    }
+
+    private func readTable(_ table: CoreDataSQLiteLayout.Table, _ index: Int, roots: [String: Int], rows: inout [Rows]) throws(StrataError) {
+        var columns = ["Z_PK", "Z_OPT"]
+        var position: [String: Int32] = [:]
+        func add(_ column: String) -> Int32 {
+            if let known = position[column] { return known }
+            position[column] = Int32(columns.count)
+            columns.append(column)
+            return Int32(columns.count - 1)
+        }
+        var attributes: [String: [(position: Int, column: Int32, attribute: AttributeDescription, name: String)]] = [:]
+        for (entity, list) in table.attributes {
+            attributes[entity] = list.map { ($0.position, add($0.column), $0.attribute, $0.column) }
+        }
+        var toOnes: [String: [ToOne]] = [:]
+        for (entity, list) in table.toOnes {
+            toOnes[entity] = list.map { toOne in
+                let relationship = toOne.relationship
+                let destination = schema.entity(named: relationship.destination)
+                let inverse = relationship.inverse.flatMap { destination?.relationship(named: $0) }
+                return ToOne(
+                    name: relationship.name, column: add(toOne.column), orderColumn: toOne.orderColumn.map(add),
+                    destination: relationship.destination, destinationRoot: roots[destination?.rootName ?? ""] ?? 0,
+                    toManyInverse: inverse?.isToMany == true ? inverse?.name : nil)
+            }
+        }
+        var layouts: [String: AttributeValues.Layout] = [:]
+        for name in Set(rows[index].entityNames) { layouts[name] = schema.entity(named: name)!.attributeLayout }
+        let sql = "SELECT \(columns.map(quoted).joined(separator: ", ")) FROM \(quoted(table.name)) ORDER BY Z_PK"
+        var next = 0
+        try database.each(sql, []) { (row) throws(StrataError) in
+            let key = row.int64(0)
+            let place = "table \(table.name), the row with Z_PK \(key)"
+            guard next < rows[index].keys.count, rows[index].keys[next] == key else {
+                throw corrupt("\(place): the table changed while it was read")
+            }
+            let name = rows[index].entityNames[next]
+            let attributeLayout = layouts[name]!
             let id = ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: key)
-            var values = [AttributeValue?](repeating: nil, count: entity.attributeLayout.count)
-            for attribute in table.attributes[name] ?? [] {
+            var values = [AttributeValue?](repeating: nil, count: attributeLayout.count)
+            for attribute in attributes[name] ?? [] {
                 do throws(ValueProblem) {
-                    values[attribute.position] = try decode(row, position[attribute.column]!, attribute.attribute)
+                    values[attribute.position] = try decode(row, attribute.column, attribute.attribute)
                 } catch {
-                    throw corrupt("\(place), column \(attribute.column) (\(name).\(attribute.attribute.name), \(attribute.attribute.type)): \(error.message)")
+                    throw corrupt("\(place), column \(attribute.name) (\(name).\(attribute.attribute.name), \(attribute.attribute.type)): \(error.message)")
                 }
             }
-            var record = StoreRecord(objectID: id, attributes: AttributeValues(layout: entity.attributeLayout, values: values), version: row.int64(2))
-            record.lazyToMany = []
-            for toOne in table.toOnes[name] ?? [] {
-                let index = position[toOne.column]!
-                guard !row.isNull(index) else { continue }
-                guard row.type(index) == 1 else {
-                    throw corrupt("\(place), column \(toOne.column) (\(name).\(toOne.relationship.name)): a foreign key must be an integer")
+            var record = StoreRecord(objectID: id, attributes: AttributeValues(layout: attributeLayout, values: values), version: row.int64(1))
+            for toOne in toOnes[name] ?? [] where !row.isNull(toOne.column) {
+                guard row.type(toOne.column) == 1 else {
+                    throw corrupt("\(place), column \(columns[Int(toOne.column)]) (\(name).\(toOne.name)): a foreign key must be an integer")
                 }
-                let order = toOne.orderColumn.flatMap { row.isNull(position[$0]!) ? nil : row.int64(position[$0]!) }
-                pending.append(PendingToOne(source: id, table: table.name, relationship: toOne.relationship, column: toOne.column, key: row.int64(index), order: order))
+                let foreignKey = row.int64(toOne.column)
+                let (at, destination) = try locate(
+                    foreignKey, of: toOne.destination, in: rows[toOne.destinationRoot],
+                    from: "\(place), column \(columns[Int(toOne.column)])")
+                record.toOne[toOne.name] = destination
+                if let inverse = toOne.toManyInverse {
+                    let order = toOne.orderColumn.flatMap { row.isNull($0) ? nil : row.int64($0) } ?? key
+                    rows[toOne.destinationRoot].members[at][inverse, default: []].append(Member(order: order, key: key, id: id))
+                }
             }
-            records[name, default: [:]][id] = record
+            rows[index].records.append(record)
+            next += 1
+        }
+        guard next == rows[index].keys.count else {
+            throw corrupt("table \(table.name) changed while it was read")
         }
     }
 
     // MARK: - Join tables
 
-    private func readJoinTable(
-        _ join: CoreDataSQLiteLayout.JoinTable, entities: [String: [Int64: String]], members: inout [ObjectID: [String: [Member]]]
-    ) throws(StrataError) {
+    private func readJoinTable(_ join: CoreDataSQLiteLayout.JoinTable, roots: [String: Int], rows: inout [Rows]) throws(StrataError) {
         var columns = [join.ownerColumn, join.memberColumn]
         if let order = join.orderColumn { columns.append(order) }
         if let order = join.inverseOrderColumn { columns.append(order) }
+        let ownerRoot = roots[schema.entity(named: join.owner)?.rootName ?? ""] ?? 0
+        let memberRoot = roots[schema.entity(named: join.relationship.destination)?.rootName ?? ""] ?? 0
         let sql = "SELECT \(columns.map(quoted).joined(separator: ", ")) FROM \(quoted(join.name))"
         try database.each(sql, []) { (row) throws(StrataError) in
             guard row.type(0) == 1, row.type(1) == 1 else {
@@ -144,25 +196,25 @@ struct CoreDataSQLiteReader {
             }
             let ownerKey = row.int64(0), memberKey = row.int64(1)
             let place = "join table \(join.name), the row (\(ownerKey), \(memberKey))"
-            let owner = try resolve(ownerKey, of: join.owner, entities: entities, from: "\(place), column \(join.ownerColumn)")
-            let member = try resolve(memberKey, of: join.relationship.destination, entities: entities, from: "\(place), column \(join.memberColumn)")
+            let (ownerAt, owner) = try locate(ownerKey, of: join.owner, in: rows[ownerRoot], from: "\(place), column \(join.ownerColumn)")
+            let (memberAt, member) = try locate(memberKey, of: join.relationship.destination, in: rows[memberRoot], from: "\(place), column \(join.memberColumn)")
             let order = join.orderColumn == nil || row.isNull(2) ? memberKey : row.int64(2)
             let inverseColumn: Int32 = join.orderColumn == nil ? 2 : 3
             let inverseOrder = join.inverseOrderColumn == nil || row.isNull(inverseColumn) ? ownerKey : row.int64(inverseColumn)
-            members[owner, default: [:]][join.relationship.name, default: []].append(Member(order: order, id: member))
-            members[member, default: [:]][join.inverse.name, default: []].append(Member(order: inverseOrder, id: owner))
+            rows[ownerRoot].members[ownerAt][join.relationship.name, default: []].append(Member(order: order, key: memberKey, id: member))
+            rows[memberRoot].members[memberAt][join.inverse.name, default: []].append(Member(order: inverseOrder, key: ownerKey, id: owner))
         }
     }
 
-    /// The object a key of `entityName`'s hierarchy names; refused when no stored object of that
-    /// entity (or a subentity) has it.
-    private func resolve(_ key: Int64, of entityName: String, entities: [String: [Int64: String]], from place: String) throws(StrataError) -> ObjectID {
-        guard let destination = schema.entity(named: entityName),
-              let name = entities[destination.rootName]?[key],
+    /// The position and ID of the object a key of `entityName`'s hierarchy names; refused when
+    /// no stored object of that entity (or a subentity) has it.
+    private func locate(_ key: Int64, of entityName: String, in rows: Rows, from place: String) throws(StrataError) -> (Int, ObjectID) {
+        guard let position = rows.positions[key],
+              case let name = rows.entityNames[position],
               name == entityName || schema.entity(named: name)?.ancestorNames.contains(entityName) == true else {
             throw corrupt("\(place) refers to the \(entityName) with Z_PK \(key), which the store does not hold")
         }
-        return ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: key)
+        return (position, ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: key))
     }
 
     private func corrupt(_ message: String) -> StrataError {
