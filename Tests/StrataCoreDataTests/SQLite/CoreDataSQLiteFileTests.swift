@@ -43,6 +43,28 @@ struct CoreDataSQLiteFileTests {
         #expect(try fileManager.contentsOfDirectory(atPath: noIndex.path).sorted() == ["Library.sqlite", "Library.sqlite-wal"])
     }
 
+    /// A model whose relationships differ from the store's join tables and order columns is
+    /// refused naming the table or column.
+    @Test func relationshipsThatDifferAreRefused() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Library.sqlite")
+        do { _ = try SyntheticCoreDataStore.createWALOnly(at: url) }
+        func refusal(_ changes: (from: String, to: String)...) throws -> String? {
+            let text = changes.reduce(SyntheticCoreDataStore.model) { $0.replacingOccurrences(of: $1.from, with: $1.to) }
+            #expect(text != SyntheticCoreDataStore.model)
+            let error = #expect(throws: StrataError.self) { try openCoreDataStore(url, schema: try Schema(data: Data(text.utf8))) }
+            #expect(error?.code == .incompatibleModel)
+            return error?.message
+        }
+        let unordered = try refusal((#""inverse": "books", "toMany": true, "ordered": true"#, #""inverse": "books", "toMany": true"#))
+        #expect(unordered?.contains("the join table Z_2TAGS keeps an order in column Z_FOK_4TAGS, but Book.tags is not ordered in the model") == true)
+        let ordered = try refusal((#""inverse": "featured", "toMany": true"#, #""inverse": "featured", "toMany": true, "ordered": true"#))
+        #expect(ordered?.contains("Book.featuredIn is ordered in the model, but table ZTAG has no column Z_FOK_FEATURED for its order") == true)
+        let renamed = try refusal((#""name": "tags", "destination": "Tag""#, #""name": "labels", "destination": "Tag""#), (#""inverse": "tags""#, #""inverse": "labels""#))
+        #expect(renamed?.contains("the many-to-many relationship Book.labels has no join table Z_2LABELS (or Z_4BOOKS) in the store") == true)
+    }
+
     /// Recognises, inspects and reads the store, checks what it holds, and that no file in its
     /// directory changed.
     private func expectReadUnchanged(_ url: URL, in directory: URL, schema: Schema, sharedIndex: Bool = false) throws {
