@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataCoreData
 
 /// `strata convert`: any store type to any other, keeping primary keys.
 struct ConvertCommand: ParsableCommand {
@@ -15,7 +16,7 @@ struct ConvertCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The model to open the source with; by default the one stored in the source.")
+    @Option(help: "The model to open the source with (needed for a Core Data store); by default the one stored in the source.")
     var schema: String?
 
     @Option(help: "The source store type; by default from the file.")
@@ -48,6 +49,9 @@ struct ConvertCommand: ParsableCommand {
                     throw CLIError.unreadable("cannot tell the destination's store type from '\(Echo.value(destination))'; pass --to sqlite, xml or binary")
                 }
                 destinationType = factory.type
+            }
+            if destinationType == .coreDataSQLite {
+                throw CLIError.unreadable("Strata reads Core Data stores but never writes them; convert into a sqlite, xml or binary store")
             }
             let model = try schema.map(StoreAccess.loadSchema)
             let showsProgress = isatty(STDERR_FILENO) != 0

@@ -28,6 +28,7 @@ struct DeleteCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
+            try StoreAccess.refuseReadOnlyStore(store, type: type, command: "delete")
             let coordinator = try StoreAccess.openExisting(store, type: type)
             let context = ManagedObjectContext(coordinator: coordinator)
             let request = FetchRequest(entityName: entity, predicate: try parsePredicate(predicate))

@@ -13,14 +13,14 @@ struct DumpCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The store type (sqlite, xml, binary, coredata-xml); by default from the file.")
+    @Option(help: "The store type (sqlite, xml, binary, coredata, coredata-xml); by default from the file.")
     var type: String?
-
-    @Option(help: "The model to read the store with (a Core Data store's model); by default the one stored in the store.")
-    var schema: String?
 
     @Argument(help: "The store file.")
     var store: String
+
+    @Option(help: "The model to open the store with (needed for a Core Data store); by default the one stored in the store.")
+    var schema: String?
 
     @Option(name: .customLong("entity"), help: "Dump only this entity and its subentities (repeatable).")
     var entities: [String] = []
@@ -31,8 +31,7 @@ struct DumpCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             if let output { try StoreAccess.refuseSameFile(output, role: "the output file", store: store) }
-            let coordinator = try schema.map { try StoreAccess.openExisting(store, type: type, schema: StoreAccess.loadSchema($0)) }
-                ?? StoreAccess.openExisting(store, type: type)
+            let coordinator = try StoreAccess.openExisting(store, type: type, schema: schema.map(StoreAccess.loadSchema))
             let line = ProgressLine.forTerminal()
             defer { line?.clear() }
             let progress = line.map { line in { (progress: DataExporter.Progress) in line.show(Self.progressText(progress)) } }

@@ -1,22 +1,32 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataCoreData
 
 /// `strata inspect`: what a store is and holds, without a schema.
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Show a store's type, size, UUID, model, version hashes and object counts (no schema needed)."
+        abstract: "Show a store's type, size, UUID, model, version hashes and object counts (no schema needed).",
+        discussion: """
+            A Core Data store (type coredata) shows its entities from Z_PRIMARYKEY with their object \
+            counts, the entity version hashes Core Data stored (NSStoreModelVersionHashes, base64), \
+            the Core Data version that wrote it and its metadata; with --schema the store is also \
+            checked against the model.
+            """
     )
 
     @Option(help: "Output format: text or json.")
     var format: TextOrJSON = .text
 
-    @Option(help: "The store type; by default from the file.")
+    @Option(help: "The store type (sqlite, xml, binary, coredata); by default from the file.")
     var type: String?
 
     @Argument(help: "The store file.")
     var store: String
+
+    @Option(help: "The model to open the store with; by default the one stored in the store (a Core Data store is inspected without one).")
+    var schema: String?
 
     struct Report: Encodable {
         var path: String
@@ -32,7 +42,12 @@ struct InspectCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let coordinator = try StoreAccess.openExisting(store, type: type)
+            let model = try schema.map(StoreAccess.loadSchema)
+            if try StoreAccess.type(of: store, given: type) == .coreDataSQLite {
+                try inspectCoreData(model: model)
+                return
+            }
+            let coordinator = try StoreAccess.openExisting(store, type: type, schema: model)
             guard let opened = coordinator.stores.first else { return }
             let metadata = opened.metadata
             let context = ManagedObjectContext(coordinator: coordinator)

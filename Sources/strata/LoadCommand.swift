@@ -40,6 +40,7 @@ struct LoadCommand: ParsableCommand {
                 try StoreAccess.refuseSameFile(file, role: "the data file", store: store)
             }
             try StoreAccess.refuseSameFile(self.schema, role: "the model file", store: store)
+            try StoreAccess.refuseReadOnlyStore(store, type: type, command: "load")
             let schema = try StoreAccess.loadSchema(self.schema)
             var inputs: [(String, URL)] = []
             for file in dataFiles {

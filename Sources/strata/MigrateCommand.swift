@@ -61,6 +61,7 @@ struct MigrateCommand: ParsableCommand {
         }
         let files = via + [schema]
         for file in files { try StoreAccess.refuseSameFile(file, role: "the model file", store: store) }
+        try StoreAccess.refuseReadOnlyStore(store, type: type, command: "migrate")
         let models = try files.map(Self.loadModel)
         let versions = try Self.unreadable { () throws(StrataError) in try SchemaVersions(models) }
         let storeType = try StoreAccess.type(of: store, given: type)

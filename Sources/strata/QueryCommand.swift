@@ -22,11 +22,14 @@ struct QueryCommand: ParsableCommand {
         case json, table, ids
     }
 
-    @Option(help: "The store type (sqlite, xml, binary); by default from the file.")
+    @Option(help: "The store type (sqlite, xml, binary, coredata); by default from the file.")
     var type: String?
 
     @Argument(help: "The store file.")
     var store: String
+
+    @Option(help: "The model to open the store with (needed for a Core Data store); by default the one stored in the store.")
+    var schema: String?
 
     @Argument(help: "The entity to fetch; its subentities are included.")
     var entity: String
@@ -56,7 +59,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let coordinator = try StoreAccess.openExisting(store, type: type)
+            let coordinator = try StoreAccess.openExisting(store, type: type, schema: schema.map(StoreAccess.loadSchema))
             let context = ManagedObjectContext(coordinator: coordinator)
             var request = FetchRequest(entityName: entity)
             request.predicate = try parsePredicate(predicate)

@@ -14,6 +14,7 @@ enum StoreAccess {
             SQLiteStoreFactory(),
             XMLStoreFactory(),
             BinaryPlistStoreFactory(),
+            CoreDataSQLiteStoreFactory(),
             CoreDataXMLStoreFactory(),
         ])
     }
@@ -28,11 +29,12 @@ enum StoreAccess {
         return try registry.type(of: URL(fileURLWithPath: path))
     }
 
-    /// Opens an existing store with the model it was written with (no schema needed). A SQLite
+    /// Opens an existing store with `schema`, or else the model it was written with (no schema
+    /// needed, except for a Core Data store, which keeps none Strata can read). A SQLite
     /// file this process cannot write (or whose directory it cannot write) is opened for reading
     /// only; one it can write is upgraded in place if an earlier Strata wrote it. A store
     /// another process migrates meanwhile is opened with its new model.
-    static func openExisting(_ path: String, type given: String?) throws -> PersistentStoreCoordinator {
+    static func openExisting(_ path: String, type given: String?, schema: Schema? = nil) throws -> PersistentStoreCoordinator {
         let url = URL(fileURLWithPath: path)
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CLIError.unreadable("no store at '\(path)'")
@@ -41,25 +43,25 @@ enum StoreAccess {
         // Another process may migrate the store between reading its model and opening it: the
         // open then finds another model than the one just read, and the model is read again.
         for attempt in 1...3 {
-            let metadata = try PersistentStoreCoordinator.metadataForStore(at: url, type: type, storeTypes: registry)
-            let coordinator = PersistentStoreCoordinator(schema: try metadata.schema(), storeTypes: registry)
+            let model = try schema ?? PersistentStoreCoordinator.metadataForStore(at: url, type: type, storeTypes: registry).schema()
+            let coordinator = PersistentStoreCoordinator(schema: model, storeTypes: registry)
             do {
                 try coordinator.addStore(StoreDescription(type: type, url: url))
                 return coordinator
             } catch {
-                guard error.code == .incompatibleModel, attempt < 3 else { throw error }
+                guard error.code == .incompatibleModel, schema == nil, attempt < 3 else { throw error }
             }
         }
         preconditionFailure("the last attempt returns or throws")
     }
 
-    /// Opens an existing store with `schema` rather than the model stored in it (a Core Data
-    /// store's model, which Core Data does not store).
-    static func openExisting(_ path: String, type given: String?, schema: Schema) throws -> PersistentStoreCoordinator {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw CLIError.unreadable("no store at '\(path)'")
-        }
-        return try openOrCreate(path, type: given, schema: schema)
+    /// Refuses (exit 2) a command that would change a store of a type Strata only reads: a Core
+    /// Data store (SQLite or XML).
+    static func refuseReadOnlyStore(_ path: String, type given: String?, command: String) throws {
+        guard FileManager.default.fileExists(atPath: path),
+              [.coreDataSQLite, .coreDataXML].contains(try type(of: path, given: given))
+        else { return }
+        throw CLIError.unreadable("'\(Echo.value(path))' is a Core Data store, which Strata reads but never writes, so `strata \(command)` cannot change it; nothing was changed. Convert it into a Strata store and work on the copy: strata convert --schema <model> '\(Echo.value(path))' copy.sqlite")
     }
 
     /// Opens a store with `schema`, creating the file when it is missing.

@@ -58,6 +58,11 @@ public protocol PersistentStoreFactory: Sendable {
     var fileExtensions: [String] { get }
     /// True when a file's first bytes show it is of this type.
     func recognizes(header: Data) -> Bool
+    /// True when the file at `url` is of this type judged by more than its first bytes (the
+    /// tables inside a SQLite database, say). A factory that says so is chosen before any that
+    /// only recognises the header (``StoreTypeRegistry/type(of:)``). It must never change the
+    /// file. The default is false: the header decides.
+    func recognizesContent(of url: URL, header: Data) -> Bool
     /// Opens the store at `url`, creating it when missing; a nil `url` is a store in memory.
     func open(url: URL?, schema: Schema, configurationName: String?, options: [String: String]) throws(StrataError) -> any PersistentStore
     /// Reads the metadata of an existing store without opening it.
@@ -103,6 +108,7 @@ extension PersistentStore {
 }
 
 extension PersistentStoreFactory {
+    public func recognizesContent(of url: URL, header: Data) -> Bool { false }
     public func unsupportedFeatures(of schema: Schema, configurationName: String?) -> [String] { [] }
     public func replaceStoreContents(at destination: URL, from replacement: URL) throws(StrataError) -> Bool { false }
     public func migrateStore(at url: URL, plan: MigrationPlan, options: [String: String], progress: MigrationProgress?) throws(StrataError) -> MigrationReport {
@@ -133,16 +139,22 @@ public struct StoreTypeRegistry: Sendable {
         return factory
     }
 
-    /// The type of an existing file from its first bytes, else of a path from its extension.
+    /// The type of an existing file from its content (``PersistentStoreFactory/recognizesContent(of:header:)``),
+    /// else its first bytes, else of a path from its extension.
     /// - Throws: `storeIO` for a path that is not a regular file (a FIFO, a directory, a
     ///   device), which is never opened; `noStore` when the type cannot be told.
     public func type(of url: URL) throws(StrataError) -> StoreType {
         try FileIdentity.requireRegularFile(url)
         // Read without closing a descriptor of a SQLite file this process may have open. 256
         // bytes reach past an XML declaration to a document type declaration.
-        if let header = FileHeader.read(url, count: 256), !header.isEmpty,
-           let factory = factories.first(where: { $0.recognizes(header: header) }) {
-            return factory.type
+        if let header = FileHeader.read(url, count: 256), !header.isEmpty {
+            // A file recognised by its content (a Core Data store is also a SQLite file).
+            if let factory = factories.first(where: { $0.recognizesContent(of: url, header: header) }) {
+                return factory.type
+            }
+            if let factory = factories.first(where: { $0.recognizes(header: header) }) {
+                return factory.type
+            }
         }
         let ext = url.pathExtension.lowercased()
         if let factory = factories.first(where: { $0.fileExtensions.contains(ext) }) {

@@ -51,6 +51,9 @@ public struct StoreMetadata: Sendable, Hashable, Codable {
 
     /// The model the store was written with.
     public func schema() throws(StrataError) -> Schema {
+        guard !schemaJSON.isEmpty else {
+            throw StrataError(.invalidConfiguration, "the \(storeType) store keeps no Strata model; open it with its model (strata: --schema <model>)")
+        }
         do {
             return try Schema(data: Data(schemaJSON.utf8), file: "the schema stored in the store")
         } catch {

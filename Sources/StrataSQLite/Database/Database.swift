@@ -1,15 +1,15 @@
 internal import CSQLite
 internal import Foundation
-internal import Strata
+package import Strata
 
 /// One SQLite connection: the one owner of its `sqlite3` handle, closed in `deinit`.
 ///
 /// Not `Sendable`: a connection is used by one thread at a time, which ``Connection`` (a mutex
 /// around it) guarantees. Prepared statements are cached by SQL text.
-final class Database {
+package final class Database {
     let handle: OpaquePointer
     /// The file, for error messages.
-    let path: String
+    package let path: String
     private var cache: [String: Statement] = [:]
     /// When the cache is full it is emptied: statements are cheap to prepare again, and no
     /// bookkeeping slows the common case of a hit.
@@ -25,12 +25,24 @@ final class Database {
     /// own limits (https://sqlite.org/limits.html): a query the store can answer another way.
     private(set) var lastErrorWasLimit = false
 
-    struct OpenMode {
-        var readOnly: Bool
-        var create: Bool
+    package struct OpenMode {
+        package var readOnly: Bool
+        package var create: Bool
         /// Opens the file as `immutable=1` (https://sqlite.org/uri.html#uriimmutable): no locks,
         /// no `-wal` or `-shm`; only for a file nobody can change while it is open.
-        var immutable = false
+        package var immutable = false
+        /// Opens the file read-only with `readonly_shm=1` (https://sqlite.org/uri.html): the
+        /// `-shm` index is opened read-only too, never created or written. Without a writer
+        /// holding it, SQLite then reads the `-wal` into private memory
+        /// (https://sqlite.org/walformat.html#readonly), so the log is read and no file changes.
+        package var readOnlySharedMemory = false
+
+        package init(readOnly: Bool, create: Bool, immutable: Bool = false, readOnlySharedMemory: Bool = false) {
+            self.readOnly = readOnly
+            self.create = create
+            self.immutable = immutable
+            self.readOnlySharedMemory = readOnlySharedMemory
+        }
     }
 
     /// How long a connection waits for another connection's lock before it reports
@@ -39,18 +51,21 @@ final class Database {
     static let busyTimeout: Int32 = 30_000
 
     /// Opens a connection. Strata's SQL functions and collations are registered on it.
-    init(path: String, mode: OpenMode) throws(StrataError) {
+    package init(path: String, mode: OpenMode) throws(StrataError) {
         var flags = SQLITE_OPEN_NOMUTEX
-        if mode.readOnly || mode.immutable {
+        if mode.readOnly || mode.immutable || mode.readOnlySharedMemory {
             flags |= SQLITE_OPEN_READONLY
         } else {
             flags |= SQLITE_OPEN_READWRITE
             if mode.create { flags |= SQLITE_OPEN_CREATE }
         }
         var name = path
-        if mode.immutable {
+        var parameters: [String] = []
+        if mode.immutable { parameters.append("immutable=1") }
+        if mode.readOnlySharedMemory { parameters.append("readonly_shm=1") }
+        if !parameters.isEmpty {
             flags |= SQLITE_OPEN_URI
-            name = Self.uri(path) + "?immutable=1"
+            name = Self.uri(path) + "?" + parameters.joined(separator: "&")
         }
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(name, &db, flags, nil)
@@ -88,7 +103,7 @@ final class Database {
     // MARK: - Running SQL
 
     /// Runs one or more statements with no arguments (DDL, pragmas, transactions).
-    func execute(_ sql: String) throws(StrataError) {
+    package func execute(_ sql: String) throws(StrataError) {
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         if rc != SQLITE_OK {
@@ -124,7 +139,7 @@ final class Database {
     }
 
     /// Rows of a cached statement, each read by `row`.
-    func rows<T>(_ sql: String, _ arguments: [SQLValue] = [], _ row: (Statement) throws(StrataError) -> T) throws(StrataError) -> [T] {
+    package func rows<T>(_ sql: String, _ arguments: [SQLValue] = [], _ row: (Statement) throws(StrataError) -> T) throws(StrataError) -> [T] {
         let statement = try statement(sql)
         do {
             return try statement.rows(arguments, row)
@@ -135,7 +150,7 @@ final class Database {
     }
 
     /// Calls `body` with each row of a cached statement.
-    func each(_ sql: String, _ arguments: [SQLValue], _ body: (Statement) throws(StrataError) -> Void) throws(StrataError) {
+    package func each(_ sql: String, _ arguments: [SQLValue], _ body: (Statement) throws(StrataError) -> Void) throws(StrataError) {
         let statement = try statement(sql)
         do {
             try statement.reset(binding: arguments)
@@ -148,7 +163,7 @@ final class Database {
     }
 
     /// The first column of the first row of a cached statement.
-    func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws(StrataError) -> SQLValue? {
+    package func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws(StrataError) -> SQLValue? {
         let statement = try statement(sql)
         do {
             return try statement.scalar(arguments)
@@ -163,12 +178,12 @@ final class Database {
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// The names of the database's tables.
-    func tableNames() throws(StrataError) -> Set<String> {
+    package func tableNames() throws(StrataError) -> Set<String> {
         Set(try rows("SELECT name FROM sqlite_master WHERE type = 'table'", []) { $0.text(0) })
     }
 
     /// The names of a table's columns, in order.
-    func columnNames(of table: String) throws(StrataError) -> [String] {
+    package func columnNames(of table: String) throws(StrataError) -> [String] {
         try rows("SELECT name FROM pragma_table_info(?1) ORDER BY cid", [.text(table)]) { $0.text(0) }
     }
 

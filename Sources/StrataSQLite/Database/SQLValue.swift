@@ -1,7 +1,7 @@
-internal import Foundation
+package import Foundation
 
 /// A value as SQLite stores it: one of its five storage classes.
-enum SQLValue: Sendable, Hashable {
+package enum SQLValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)

@@ -1,5 +1,5 @@
 internal import CSQLite
-internal import Foundation
+package import Foundation
 internal import Strata
 
 /// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs before `sqlite3_bind_*` returns, so
@@ -10,7 +10,7 @@ var sqliteTransient: sqlite3_destructor_type {
 
 /// A prepared statement. The one owner of its `sqlite3_stmt`: it finalizes it in `deinit`, and
 /// nowhere else.
-final class Statement {
+package final class Statement {
     let handle: OpaquePointer
     let sql: String
     /// The connection that prepared the statement; kept alive for as long as the statement is.
@@ -41,9 +41,9 @@ final class Statement {
 
     var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
 
-    var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    package var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
-    func columnName(_ index: Int) -> String {
+    package func columnName(_ index: Int) -> String {
         sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? "column\(index + 1)"
     }
 
@@ -179,22 +179,22 @@ final class Statement {
 
     // MARK: - Columns
 
-    func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+    package func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
-    func type(_ index: Int32) -> Int32 { sqlite3_column_type(handle, index) }
+    package func type(_ index: Int32) -> Int32 { sqlite3_column_type(handle, index) }
 
-    func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+    package func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
-    func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
+    package func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
 
-    func text(_ index: Int32) -> String {
+    package func text(_ index: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
     /// The text of a column, or nil when it is not valid UTF-8 (``text(_:)`` would repair it).
-    func validText(_ index: Int32) -> String? {
+    package func validText(_ index: Int32) -> String? {
         withText(index) { bytes in
             // ASCII (most text) is valid UTF-8: decoded without the validating initializer's
             // slower path.
@@ -209,13 +209,13 @@ final class Statement {
         return body(UnsafeBufferPointer(start: bytes, count: bytes == nil ? 0 : count))
     }
 
-    func blob(_ index: Int32) -> Data {
+    package func blob(_ index: Int32) -> Data {
         let count = Int(sqlite3_column_bytes(handle, index))
         guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return Data() }
         return Data(bytes: bytes, count: count)
     }
 
-    func value(at index: Int32) -> SQLValue {
+    package func value(at index: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: .integer(int64(index))
         case SQLITE_FLOAT: .real(double(index))

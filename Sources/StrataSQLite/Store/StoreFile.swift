@@ -1,13 +1,13 @@
 internal import CSQLite
-internal import Foundation
-internal import Strata
+package import Foundation
+package import Strata
 
 /// Checks a database file before a store touches it, and reads and writes `strata_metadata`.
 ///
 /// A file is checked without writing to it: its header is read as bytes, then it is opened
 /// read-only. A file that is not SQLite, is truncated, or is SQLite but not a Strata store is
 /// refused with an error that names it, and left as it was.
-enum StoreFile {
+package enum StoreFile {
     /// The 16 bytes every SQLite 3 database starts with (https://sqlite.org/fileformat.html).
     static let header = Data("SQLite format 3\0".utf8)
 
@@ -17,15 +17,15 @@ enum StoreFile {
     typealias Key = StoreMetadata.Key
 
     /// What the first 100 bytes of a database say.
-    struct Header {
+    package struct Header {
         /// Whether the database is in WAL mode (read and write versions 2, file format §1.3.3):
         /// reading it needs the `-wal` and `-shm` files beside it.
-        var isWAL: Bool
+        package var isWAL: Bool
     }
 
     /// Checks the file's header and size: a SQLite database, not cut short.
     @discardableResult
-    static func checkHeader(_ url: URL) throws(StrataError) -> Header {
+    package static func checkHeader(_ url: URL) throws(StrataError) -> Header {
         let path = url.path
         let (bytes, size) = try readStart(of: path, count: 100)
         guard bytes.count >= header.count, bytes.prefix(header.count) == header else {
@@ -156,6 +156,10 @@ enum StoreFile {
             throw StrataError(.corruptStore, "the file is damaged or not a SQLite database: \(error.message)", file: database.path)
         }
         guard hasTable == .integer(1) else {
+            let coreData = try? database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('Z_METADATA', 'Z_PRIMARYKEY')")
+            if coreData == .integer(2) {
+                throw StrataError(.corruptStore, "the file is a Core Data store (it has Z_METADATA and Z_PRIMARYKEY tables), not a Strata SQLite store: open it as type 'coredata' with its model (strata: --type coredata --schema <model>)", file: database.path)
+            }
             throw StrataError(.corruptStore, "the file is a SQLite database but not a Strata store: it has no strata_metadata table. Open a store Strata wrote, or point the store at a new file", file: database.path)
         }
         var values: [String: String] = [:]
