@@ -110,7 +110,7 @@ extension AttributeValue {
         switch self {
         case .string(let value): .string(value)
         case .integer(let value): .number(String(value))
-        case .decimal(let value): .string(value.description)
+        case .decimal(let value): .string(value.isNaN ? value.description : DecimalText.text(for: value))
         case .double(let value): Self.json(value)
         case .float(let value):
             // Swift prints the shortest text that reads back to the same value (`5.0`, `1e-05`,

@@ -77,7 +77,7 @@ enum ValueCodec {
     static let nanText = "NaN"
 
     static func decimalText(_ value: Decimal) -> String {
-        value.description
+        DecimalText.text(for: value)
     }
 
     static func decimal(_ text: String) -> Decimal? {

@@ -1,6 +1,7 @@
-internal import Foundation
+package import Foundation
 
-/// A fast, exact replacement for `Decimal.description` (a third of a save's time went there).
+/// A fast, exact replacement for `Decimal.description` (a third of an XML save's time went
+/// there; the SQLite store and the JSON data format write decimals with it too).
 ///
 /// This toolchain's `Decimal` does not expose `_mantissa` and friends publicly, so the 128-bit
 /// mantissa is read from the value's bytes: swift-foundation lays a `Decimal` out as an `Int8`
@@ -8,15 +9,15 @@ internal import Foundation
 /// little-endian `UInt16` words. The sign and the exponent come from public API (`sign`,
 /// `exponent`). Because the layout is not a promise, ``layoutIsAsExpected`` checks it once on
 /// probe values against `description`; on any mismatch every call falls back to `description`.
-enum DecimalText {
+package enum DecimalText {
     /// The same text as `decimal.description` for a decimal that is not NaN.
-    static func text(for decimal: Decimal) -> String {
+    package static func text(for decimal: Decimal) -> String {
         guard layoutIsAsExpected else { return decimal.description }
         return fastText(for: decimal) ?? decimal.description
     }
 
     /// Whether ``fastText(for:)`` agrees with `description` on probe values (computed once).
-    static let layoutIsAsExpected: Bool = {
+    package static let layoutIsAsExpected: Bool = {
         guard MemoryLayout<Decimal>.size == 20 else { return false }
         let probes = [
             "-123.45", "0.001", "1e30", "7", "-0.5", "12345678901234567890123456789012345678",
@@ -30,7 +31,7 @@ enum DecimalText {
     }()
 
     /// The text, or nil for a form left to `description` (zero, NaN).
-    static func fastText(for decimal: Decimal) -> String? {
+    package static func fastText(for decimal: Decimal) -> String? {
         var failed = false
         let text = String(unsafeUninitializedCapacity: maximumLength) { out in
             guard let count = write(decimal, into: out.baseAddress!) else {
@@ -43,11 +44,11 @@ enum DecimalText {
     }
 
     /// The longest text ``write(_:into:)`` writes: a sign, 39 digits and 127 zeros.
-    static let maximumLength = 1 + 39 + 127
+    package static let maximumLength = 1 + 39 + 127
 
     /// Writes the text of `decimal` into `out`, which has room for ``maximumLength`` bytes:
     /// the number of bytes written, or nil for a form left to `description` (zero, NaN).
-    static func write(_ decimal: Decimal, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+    package static func write(_ decimal: Decimal, into out: UnsafeMutablePointer<UInt8>) -> Int? {
         if decimal.isNaN { return nil }
         var low: UInt64 = 0
         var high: UInt64 = 0
