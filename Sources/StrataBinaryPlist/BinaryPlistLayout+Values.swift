@@ -62,8 +62,11 @@ extension BinaryPlistLayout {
             !part.isEmpty && part.count <= maximum && part.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         }
         guard isDigits(significand, 39), isDigits(exponent, 3) else { return nil }
-        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        return Decimal(string: text, locale: posix)
     }
+
+    /// Made once: a `Locale` costs microseconds to make.
+    private static let posix = Locale(identifier: "en_US_POSIX")
 
     /// `[-]digits[.digits][e[-]digits]` with a significand that fits 64 bits and an exponent
     /// `Decimal` holds; nil for everything else, which the strict parsers then decide.

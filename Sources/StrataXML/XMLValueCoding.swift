@@ -197,45 +197,18 @@ package enum XMLValueCoding {
     /// 2^128) significant digits and an exponent within its range. `NaN` is the not-a-number decimal.
     static func parseDecimal(_ text: UnsafeBufferPointer<UInt8>) -> Decimal? {
         if equals(text, "NaN") { return .nan }
-        if let decimal = parseShortDecimal(text) { return decimal }
+        if let decimal = AttributeValue.shortDecimal(text) { return decimal }
         guard isDecimalNumber(text, allowExponent: true), text.count <= 400 else { return nil }
         let string = String(decoding: text, as: UTF8.self)
-        guard let decimal = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN,
+        guard let decimal = Decimal(string: string, locale: posix), !decimal.isNaN,
               let written = normalized(string), let held = normalized(decimal.description),
               written == held
         else { return nil }
         return decimal
     }
 
-    /// `-?digits[.digits]` with at most 19 digits in all, built exactly from its digits
-    /// without going through text (`Decimal(string:)` is slow); nil for any other form.
-    private static func parseShortDecimal(_ text: UnsafeBufferPointer<UInt8>) -> Decimal? {
-        var index = 0
-        let negative = !text.isEmpty && text[0] == UInt8(ascii: "-")
-        if negative { index = 1 }
-        var significand: UInt64 = 0
-        var digits = 0
-        var fractionDigits = 0
-        var seenPoint = false
-        var digitsBeforePoint = 0
-        while index < text.count {
-            let byte = text[index]
-            if byte == UInt8(ascii: ".") {
-                guard !seenPoint, digits > 0 else { return nil }
-                seenPoint = true
-                digitsBeforePoint = digits
-            } else {
-                let digit = byte &- UInt8(ascii: "0")
-                guard digit < 10, digits < 19 else { return nil }
-                significand = significand * 10 + UInt64(digit)
-                digits += 1
-                if seenPoint { fractionDigits += 1 }
-            }
-            index += 1
-        }
-        guard digits > 0, !seenPoint || digits > digitsBeforePoint else { return nil }
-        return Decimal(sign: negative ? .minus : .plus, exponent: -fractionDigits, significand: Decimal(significand))
-    }
+    /// Made once: a `Locale` costs microseconds to make.
+    private static let posix = Locale(identifier: "en_US_POSIX")
 
     /// A decimal number's sign, significant digits and exponent (`-1250` → `-`, `125`, 1), so
     /// that two spellings of one number compare equal.

@@ -67,3 +67,31 @@ import Testing
         }
     }
 }
+
+/// Short decimals are read from their digits exactly as `Decimal(string:)` reads them.
+@Suite struct ShortDecimalTests {
+    @Test func shortDecimalsReadAsDecimalStringReadsThem() throws {
+        var generator = SeededGenerator(seed: 0xDEC_5407)
+        var texts = ["0", "-0", "0.00", "007.50", "62.95", "-1.5", "9999999999999999999", "0.000000000000000001", "1.0"]
+        for _ in 0..<5_000 {
+            let digits = Int.random(in: 1...19, using: &generator)
+            var text = String((0..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+            let point = Int.random(in: 0...digits, using: &generator)
+            if point > 0 && point < digits { text.insert(".", at: text.index(text.startIndex, offsetBy: point)) }
+            texts.append(Bool.random(using: &generator) ? "-" + text : text)
+        }
+        let posix = Locale(identifier: "en_US_POSIX")
+        for text in texts {
+            var bytes = text
+            let short = try #require(bytes.withUTF8 { AttributeValue.shortDecimal($0) }, "\(text)")
+            let general = try #require(Decimal(string: text, locale: posix))
+            #expect(short == general, "\(text)")
+            #expect(short.description == general.description, "\(text)")
+        }
+        // Other forms are left to the general reading.
+        for text in ["1e5", "+1", ".5", "1.", "1.2.3", "12345678901234567890", "0.0000000000000000001", "", "-", "1_0"] {
+            var bytes = text
+            #expect(bytes.withUTF8 { AttributeValue.shortDecimal($0) } == nil, "\(text)")
+        }
+    }
+}
