@@ -48,6 +48,7 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
+            try refuseStoreWithoutModel()
             if repair { try repairComparisonKeys() }
             let report: StoreChecker.Report
             do throws(StrataError) {
@@ -74,6 +75,15 @@ struct CheckCommand: ParsableCommand {
             }
             if !report.isSound { throw ExitCode(ExitStatus.invalid.rawValue) }
         }
+    }
+
+    /// A Core Data SQLite store keeps no model Strata can read, and `check` takes none: the
+    /// error says how to check one (a copy converted with its model), not to give `--schema`.
+    private func refuseStoreWithoutModel() throws {
+        guard FileManager.default.fileExists(atPath: store),
+              (try? StoreAccess.type(of: store, given: type)) == .coreDataSQLite
+        else { return }
+        throw CLIError.unreadable("cannot check '\(Echo.value(store))': it is a Core Data store, which keeps no model Strata can read, and `strata check` takes none; convert it with its model and check the copy: strata convert --schema <model> '\(Echo.value(store))' copy.sqlite, then strata check copy.sqlite")
     }
 
     /// `--repair`: rewrites the stale comparison keys of a SQLite store and says how many; says

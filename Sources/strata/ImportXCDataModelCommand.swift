@@ -62,6 +62,7 @@ struct ImportXCDataModelCommand: ParsableCommand {
             Console.print(model.jsonString)
             return
         }
+        try refuseInput(output)
         try write(text, to: output)
         Console.print("\(output): \(Self.summary(model))")
     }
@@ -86,13 +87,30 @@ struct ImportXCDataModelCommand: ParsableCommand {
                 throw CLIError.unreadable("cannot create the directory '\(Echo.value(output))': \((error as NSError).localizedDescription)")
             }
         }
-        for version in imported.versions {
-            let file = URL(fileURLWithPath: output).appendingPathComponent(version.versionName + ".json").relativePath
+        let files = imported.versions.map { URL(fileURLWithPath: output).appendingPathComponent($0.versionName + ".json").relativePath }
+        for file in files { try refuseInput(file) }
+        for (version, file) in zip(imported.versions, files) {
             try write(version.jsonString + "\n", to: file)
             let current = version.versionName == imported.currentVersionName ? " (current)" : ""
             Console.print("\(file): \(Self.summary(version))\(current)")
         }
         Console.print("current version: \(imported.currentVersionName)")
+    }
+
+    /// Refuses (exit 2) to write `file` when it is one of the files of the model being imported
+    /// (its `contents`, a version's, `.xccurrentversion`), however the path is spelled: the
+    /// import would replace the Xcode model with its JSON.
+    private func refuseInput(_ file: String) throws {
+        guard let output = FileIdentity(path: file) else { return }
+        var inputs: Set<FileIdentity> = []
+        if let identity = FileIdentity(path: path) { inputs.insert(identity) }
+        if let files = FileManager.default.enumerator(atPath: path) {
+            for case let name as String in files {
+                if let identity = FileIdentity(path: URL(fileURLWithPath: path).appendingPathComponent(name).path) { inputs.insert(identity) }
+            }
+        }
+        guard inputs.contains(output) else { return }
+        throw CLIError.unreadable("the output '\(Echo.value(file))' is a file of the model '\(Echo.value(path))' being imported; no command writes over one of its inputs; nothing was written; choose another file")
     }
 
     private func write(_ text: String, to file: String) throws {

@@ -153,4 +153,19 @@ struct CoreDataStoreCommandTests {
         #expect(inspect.status == 1)
         #expect(inspect.stderr.contains("not a SQLite database"))
     }
+
+    /// `check` takes no model and a Core Data SQLite store keeps none: the error says how to
+    /// check one, not to give a `--schema` that `check` does not take; the store is unchanged.
+    @Test(arguments: [[], ["--repair"]])
+    func checkSaysHowToCheckACoreDataStore(_ options: [String]) throws {
+        let workspace = try Workspace()
+        let before = try Self.snapshot()
+        let run = try workspace.run(["check"] + options + [Self.v1])
+        #expect(run.status == 2)
+        #expect(run.stdout == "")
+        #expect(run.stderr.hasPrefix("strata: error: cannot check '"))
+        #expect(run.stderr.contains("it is a Core Data store, which keeps no model Strata can read, and `strata check` takes none; convert it with its model and check the copy: strata convert --schema <model> '"))
+        #expect(!run.stderr.contains("(strata: --schema <model>)"))
+        #expect(try Self.snapshot() == before)
+    }
 }

@@ -210,4 +210,26 @@ struct ImportXCDataModelCommandTests {
         #expect(entityA["relationship"] as? Int == 1)
 
     }
+
+    /// -o naming the model being imported (its `contents`, by any spelling, or a version's
+    /// file) is refused before anything is written: the Xcode model is never replaced by JSON.
+    @Test(arguments: [
+        ["Moody.xcdatamodeld/Moody 2.xcdatamodel/contents", "-o", "Moody.xcdatamodeld/Moody 2.xcdatamodel/contents"],
+        ["Moody.xcdatamodeld/Moody 2.xcdatamodel", "-o", "./Moody.xcdatamodeld/Moody 2.xcdatamodel/../Moody 2.xcdatamodel/contents"],
+        ["Moody.xcdatamodeld/Moody 2.xcdatamodel", "-o", "link"],
+    ])
+    func theOutputIsNeverTheModelItImports(_ arguments: [String]) throws {
+        let workspace = try Workspace.moodyModel()
+        try FileManager.default.createSymbolicLink(
+            atPath: workspace.file("link").path, withDestinationPath: workspace.file("Moody.xcdatamodeld/Moody 2.xcdatamodel/contents").path)
+        let contents = workspace.file("Moody.xcdatamodeld/Moody 2.xcdatamodel/contents")
+        // Writable, as a model in a project is (the fixtures' copies are read-only).
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: contents.path)
+        let before = try Data(contentsOf: contents)
+        let run = try workspace.run(["import-xcdatamodel"] + arguments)
+        #expect(run.status == 2)
+        #expect(run.stdout == "")
+        #expect(run.stderr.contains("is a file of the model '\(arguments[0])' being imported; no command writes over one of its inputs; nothing was written; choose another file"))
+        #expect(try Data(contentsOf: contents) == before)
+    }
 }

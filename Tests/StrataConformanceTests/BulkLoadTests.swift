@@ -165,4 +165,30 @@ import Testing
         #expect(inserted.first?.count == 16)
         #expect(inserted.first?.contains(try fixture.coordinator.objectID(entityName: "Album", primaryKey: 1)) == true)
     }
+    /// A save that fails in the store (a full disk, a lock) leaves the load to be saved again,
+    /// as a failed context save keeps the context's changes: the second save stores everything,
+    /// relationships included.
+    @Test func aSaveAfterAFailedOneStoresTheWholeLoad() throws {
+        var types = StoreTypeRegistry()
+        types.register(FailingStoreFactory(inner: try StoreTypeRegistry().factory(for: .inMemory)))
+        let coordinator = PersistentStoreCoordinator(schema: Models.graph, storeTypes: types)
+        try coordinator.addStore(StoreDescription(type: FailingStoreFactory.type(wrapping: .inMemory)))
+        let store = try #require(coordinator.stores.first as? FailingStore)
+        let importer = DataImporter(context: ManagedObjectContext(coordinator: coordinator))
+        importer.add(Data(Self.graphData.utf8), file: "data.json")
+        store.failsAtCommit.withLock { $0 = true }
+        let error = try #require(throws: StrataError.self) { try importer.save() }
+        #expect(error.code == .storeIO)
+        store.failsAtCommit.withLock { $0 = false }
+        #expect(try importer.save() == ["Track": 4, "Person": 3, "Passport": 2, "Department": 2, "Club": 2, "Playlist": 2, "Album": 1])
+
+        let reference = try StoreFixture(.memory, Models.graph)
+        let context = reference.context()
+        let other = DataImporter(context: context)
+        other.add(Data(Self.graphData.utf8), file: "data.json")
+        try other.finish()
+        try context.save()
+        #expect(try DataExporter.dump(coordinator) == DataExporter.dump(reference.coordinator))
+    }
 }
+

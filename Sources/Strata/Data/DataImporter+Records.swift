@@ -23,9 +23,10 @@ extension DataImporter {
         return counts
     }
 
-    /// Saves the load as records; nil when it must go through the context. Once resolved, the
-    /// importer keeps only what places objects in the input: it is done, whatever the save's
-    /// outcome.
+    /// Saves the load as records; nil when it must go through the context. Once saved, the
+    /// importer keeps only what places objects in the input; a save that fails (a broken rule,
+    /// a store's error) leaves the whole load, to be saved again as a failed context save
+    /// leaves the context's changes.
     private func saveAsRecords() throws(StrataError) -> [String: Int]? {
         guard !items.isEmpty, diagnostics.isEmpty, !items.contains(where: { $0.object != nil }), !context.hasChanges else { return nil }
         let coordinator = context.coordinator
@@ -39,9 +40,6 @@ extension DataImporter {
             storeIdentifiers[entity] = store.storeIdentifier
         }
         guard try storedKeys().isEmpty, var graph = RecordGraph(resolving: self) else { return nil }
-        // Resolved: the references are the graph's now (what places objects in the input stays).
-        givens = []
-        references = []
 
         reportProgress(.saving, completed: 0, total: items.count)
         var ids: [ObjectID] = []
@@ -90,6 +88,9 @@ extension DataImporter {
         } catch where error.code == .validationFailed && !error.failures.isEmpty {
             throw Self.refused(error.failures)
         }
+        // Saved: the relationships are stored (what places objects in the input stays).
+        givens = []
+        references = []
         return counts
     }
 
