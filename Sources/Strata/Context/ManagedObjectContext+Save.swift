@@ -110,14 +110,30 @@ extension ManagedObjectContext {
         // New objects get their primary keys in the order they were inserted, so the same
         // program gives the same keys every run (insertion indexes are unique in a context);
         // the rest go in ID order.
-        sorted.inserted = sorted.inserted.map { ($0.insertionIndex, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
-        sorted.updated.sort { $0.objectID < $1.objectID }
-        sorted.deleted.sort { $0.objectID < $1.objectID }
+        sorted.inserted = Self.inInsertionOrder(sorted.inserted)
+        // Sorted by IDs taken out of the objects first: comparing objects reads each one again
+        // on every comparison.
+        sorted.updated = sorted.updated.map { ($0.objectID, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+        sorted.deleted = sorted.deleted.map { ($0.objectID, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
         var changes = PersistentStoreCoordinator.Changes(inserted: [], updated: [], deleted: [])
         changes.inserted = sorted.inserted.map { (record($0), $0.requestedPrimaryKey) }
         changes.updated = sorted.updated.map { (record($0), $0.changedKeys) }
         changes.deleted = sorted.deleted.compactMap { $0.isInserted ? nil : ($0.objectID, $0.committed?.version ?? 0) }
         return (changes, sorted)
+    }
+
+    /// New objects in the order they were inserted. Insertion indexes are unique, so when they
+    /// span a range not much wider than the objects are many, each object is put at its place
+    /// in one pass instead of sorting.
+    private static func inInsertionOrder(_ objects: [ManagedObject]) -> [ManagedObject] {
+        guard objects.count > 1, let low = objects.lazy.map(\.insertionIndex).min(),
+              let high = objects.lazy.map(\.insertionIndex).max() else { return objects }
+        guard high - low < objects.count * 4 else {
+            return objects.map { ($0.insertionIndex, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        var slots = [ManagedObject?](repeating: nil, count: high - low + 1)
+        for object in objects { slots[object.insertionIndex - low] = object }
+        return slots.compactMap { $0 }
     }
 
     /// Every rule broken by the objects about to be saved.
@@ -147,6 +163,7 @@ extension ManagedObjectContext {
                     if !plan[step].isOptional { fail(.missingValue, entity.attributes[plan[step].index].name, "a value is required (the attribute is not optional)") }
                     continue
                 }
+                if let range = plan[step].integerRange, case .integer(let integer) = value, range.contains(integer) { continue }
                 let attribute = entity.attributes[plan[step].index]
                 if let violation = AttributeRules.violation(of: value, for: attribute) {
                     fail(violation.code, attribute.name, violation.message)

@@ -438,10 +438,11 @@ public final class PersistentStoreCoordinator: Sendable {
     private func permanentIDs(for inserted: [(record: StoreRecord, requestedKey: Int64?)]) throws(StrataError) -> [ObjectID] {
         var roots: [String: String] = [:]
         var byRoot: [String: [Int]] = [:]
-        // Objects of one entity come in runs: look a run's root up once.
+        // Objects of one entity come in runs: look a run's root up once. Read by index, so that
+        // no record is copied.
         var run: (entity: String, root: String, indices: [Int])?
-        for (index, (record, _)) in inserted.enumerated() {
-            let entityName = record.objectID.entityName
+        for index in inserted.indices {
+            let entityName = inserted[index].record.objectID.entityName
             if let current = run, current.entity == entityName {
                 run!.indices.append(index)
                 continue
