@@ -42,6 +42,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var requestedPrimaryKey: Int64?
     /// The order of inserts in the context, so that primary keys follow it.
     final var insertionIndex = 0
+    /// The object's slot in its context's registry (``ObjectRegistry``); -1 when it has none.
+    final var registrySlot = -1
 
     /// Creates an object for `entity`; contexts call this — use ``init(context:)`` or
     /// ``ManagedObjectContext/insertObject(entityName:)`` to insert one.
@@ -54,7 +56,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     deinit {
-        managedObjectContext?.forget(objectID, ObjectIdentifier(self))
+        managedObjectContext?.forget(slot: registrySlot, UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()))
     }
 
     /// Inserts a new object of this class's entity into `context`.

@@ -40,9 +40,9 @@ public final class ManagedObjectContext {
 
     let identifier = UUID()
     /// Every object the context knows, without keeping it alive: unchanged objects live as long
-    /// as the app keeps them, and an object leaves the registry when it is freed (``forget(_:_:)``,
-    /// from its `deinit`), so the registry needs no weak references.
-    private var registry: [ObjectID: RegisteredObject] = [:]
+    /// as the app keeps them, and an object leaves the registry when it is freed
+    /// (``forget(slot:_:)``, from its `deinit`), so the registry needs no weak references.
+    private let registry = ObjectRegistry()
     /// Objects with unsaved changes, kept alive until they are saved or rolled back.
     var changed: [ObjectIdentifier: ManagedObject] = [:]
     private var insertions = 0
@@ -81,31 +81,26 @@ public final class ManagedObjectContext {
     public var deletedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isDeleted && !$0.isInserted }) }
     /// Every object of the context that is still alive.
     public var registeredObjects: Set<ManagedObject> {
-        Set(registry.values.map(\.object)).union(changed.values)
+        Set(registry.objects).union(changed.values)
     }
 
     func registeredObject(for id: ObjectID) -> ManagedObject? {
-        registry[id]?.object
+        registry.object(for: id)
     }
 
     private func register(_ object: ManagedObject) {
-        registry[object.objectID] = RegisteredObject(object)
+        registry.insert(object)
         object.managedObjectContext = self
     }
 
-    /// An object of this context is being freed: it leaves the registry.
-    func forget(_ id: ObjectID, _ object: ObjectIdentifier) {
-        removeFromRegistry(id, object)
-    }
-
-    /// Removes the registry's entry for `id` if it is `object` (one lookup in the common case).
-    private func removeFromRegistry(_ id: ObjectID, _ object: ObjectIdentifier) {
-        guard let removed = registry.removeValue(forKey: id), removed.identifier != object else { return }
-        registry[id] = removed
+    /// An object of this context is being freed: it leaves the registry, if its entry at `slot`
+    /// is still its own.
+    func forget(slot: Int, _ object: UnsafeRawPointer) {
+        registry.remove(slot: slot, object)
     }
 
     func unregister(_ object: ManagedObject) {
-        removeFromRegistry(object.objectID, ObjectIdentifier(object))
+        registry.remove(object)
         changed[ObjectIdentifier(object)] = nil
         object.managedObjectContext = nil
     }
@@ -130,9 +125,9 @@ public final class ManagedObjectContext {
 
     /// Re-keys an object whose ID became permanent.
     func reregister(_ object: ManagedObject, as id: ObjectID) {
-        removeFromRegistry(object.objectID, ObjectIdentifier(object))
+        registry.remove(object)
         object.objectID = id
-        registry[id] = RegisteredObject(object)
+        registry.insert(object)
         // A registered object must name this context, or its `deinit` would not take it out of
         // the registry, which would then hold a freed object.
         object.managedObjectContext = self
@@ -204,7 +199,7 @@ public final class ManagedObjectContext {
     }
 
     func materialize(_ id: ObjectID) -> ManagedObject {
-        if let object = registry[id]?.object { return object }
+        if let object = registry.object(for: id) { return object }
         return makeObject(id, kind: objectKind(id.entityName))
     }
 
@@ -241,7 +236,7 @@ public final class ManagedObjectContext {
     /// Registers (or refreshes unchanged) objects from stored records, in order: a fetch's
     /// results.
     func materialize(_ records: [StoreRecord]) -> [ManagedObject] {
-        registry.reserveCapacity(registry.count + records.count)
+        registry.reserveCapacity(records.count)
         return records.map(materialize)
     }
 
@@ -264,7 +259,7 @@ public final class ManagedObjectContext {
     /// The object for an ID, loaded; throws `objectNotFound` when no store holds it.
     public func existingObject(with id: ObjectID) throws(StrataError) -> ManagedObject {
         processPendingMerges()
-        if let object = registry[id]?.object, !object.isFault { return object }
+        if let object = registry.object(for: id), !object.isFault { return object }
         if id.isTemporary {
             throw StrataError(.objectNotFound, "no object with temporary ID \(id) is registered in this context")
         }
@@ -321,7 +316,7 @@ public final class ManagedObjectContext {
 
     /// The first read error of an object still registered, as the error a save throws.
     func unreadableObjectError() -> StrataError? {
-        unreadable = unreadable.filter { registry[$0.key] != nil }
+        unreadable = unreadable.filter { registry.object(for: $0.key) != nil }
         guard let (id, error) = unreadable.min(by: { $0.key < $1.key }) else { return nil }
         var refusal = error
         refusal.message = "\(id) could not be read from its store, so the save was refused and nothing was written: \(error.message). Reset the context, or refresh the object once the store can be read"
@@ -349,7 +344,7 @@ public final class ManagedObjectContext {
 
     /// Forgets every object: registered objects become unusable (their context is nil).
     public func reset() {
-        for registered in registry.values { registered.object.managedObjectContext = nil }
+        for object in registry.objects { object.managedObjectContext = nil }
         for object in changed.values { object.managedObjectContext = nil }
         registry.removeAll()
         changed.removeAll()
@@ -435,31 +430,19 @@ public final class ManagedObjectContext {
     /// top), deleted objects leave the context.
     public func mergeChanges(from notification: SaveNotification) {
         for id in notification.deleted {
-            guard let object = registry[id]?.object else { continue }
+            guard let object = registry.object(for: id) else { continue }
             object.isDeleted = true
             object.isFault = false
             unregister(object)
         }
         for (id, record) in notification.records {
-            guard let object = registry[id]?.object, !object.isFault else { continue }
+            guard let object = registry.object(for: id), !object.isFault else { continue }
             if object.hasChanges {
                 merge(record, into: object)
             } else {
                 object.apply(record)
             }
         }
-    }
-}
-
-/// A registered object, not kept alive: it removes itself from the registry when it is freed.
-struct RegisteredObject {
-    unowned(unsafe) let object: ManagedObject
-    /// The object's identity, kept so that comparing it (in the object's own `deinit`) never
-    /// takes a reference to the object.
-    let identifier: ObjectIdentifier
-    init(_ object: ManagedObject) {
-        self.object = object
-        self.identifier = ObjectIdentifier(object)
     }
 }
 

@@ -100,6 +100,11 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
         hasher.combine(low)
     }
 
+    /// The bits a context's registry hashes (``ObjectRegistry``): the key's, and the entity's.
+    var registryHash: UInt64 {
+        low ^ high ^ UInt64(UInt(bitPattern: Unmanaged.passUnretained(entity).toOpaque()))
+    }
+
     /// Orders by entity, then primary key (temporary IDs after permanent ones, by UUID).
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
         if lhs.entity !== rhs.entity { return lhs.entityName < rhs.entityName }
