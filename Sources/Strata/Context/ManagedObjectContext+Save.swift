@@ -111,10 +111,8 @@ extension ManagedObjectContext {
         // program gives the same keys every run (insertion indexes are unique in a context);
         // the rest go in ID order.
         sorted.inserted = Self.inInsertionOrder(sorted.inserted)
-        // Sorted by IDs taken out of the objects first: comparing objects reads each one again
-        // on every comparison.
-        sorted.updated = sorted.updated.map { ($0.objectID, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
-        sorted.deleted = sorted.deleted.map { ($0.objectID, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+        sorted.updated = Self.inIDOrder(sorted.updated)
+        sorted.deleted = Self.inIDOrder(sorted.deleted)
         var changes = PersistentStoreCoordinator.Changes(inserted: [], updated: [], deleted: [])
         changes.inserted = sorted.inserted.map { (record($0), $0.requestedPrimaryKey) }
         changes.updated = sorted.updated.map { (record($0), $0.changedKeys) }
@@ -134,6 +132,16 @@ extension ManagedObjectContext {
         var slots = [ManagedObject?](repeating: nil, count: high - low + 1)
         for object in objects { slots[object.insertionIndex - low] = object }
         return slots.compactMap { $0 }
+    }
+
+    /// Objects in the order of their IDs. They often come in that order already (a fetch's
+    /// results changed in turn), which one pass finds; otherwise their positions are sorted by
+    /// their IDs, taken out of the objects first (comparing objects would read each one, and
+    /// retain it, on every comparison).
+    private static func inIDOrder(_ objects: [ManagedObject]) -> [ManagedObject] {
+        let ids = objects.map(\.objectID)
+        if ids.indices.dropFirst().allSatisfy({ ids[$0 - 1] < ids[$0] }) { return objects }
+        return ids.indices.sorted { ids[$0] < ids[$1] }.map { objects[$0] }
     }
 
     /// Every rule broken by the objects about to be saved.
