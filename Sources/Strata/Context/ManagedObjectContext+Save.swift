@@ -134,13 +134,17 @@ extension ManagedObjectContext {
         return slots.compactMap { $0 }
     }
 
-    /// Objects in the order of their IDs. They often come in that order already (a fetch's
-    /// results changed in turn), which one pass finds; otherwise their positions are sorted by
-    /// their IDs, taken out of the objects first (comparing objects would read each one, and
-    /// retain it, on every comparison).
+    /// Objects in the order of their IDs. Their IDs are taken out first (comparing objects
+    /// would read each one, and retain it, on every comparison); permanent IDs of one entity,
+    /// the common case, sort by their keys alone.
     private static func inIDOrder(_ objects: [ManagedObject]) -> [ManagedObject] {
+        guard let first = objects.first?.objectID, objects.count > 1 else { return objects }
         let ids = objects.map(\.objectID)
-        if ids.indices.dropFirst().allSatisfy({ ids[$0 - 1] < ids[$0] }) { return objects }
+        if ids.allSatisfy({ !$0.isTemporary && $0.hasEntity(of: first) }) {
+            var keyed = ids.indices.map { (key: ids[$0].primaryKey!, index: $0) }
+            keyed.sort { $0.key < $1.key }
+            return keyed.map { objects[$0.index] }
+        }
         return ids.indices.sorted { ids[$0] < ids[$1] }.map { objects[$0] }
     }
 

@@ -100,6 +100,9 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
         hasher.combine(low)
     }
 
+    /// Whether `other` names the same entity (one comparison of interned names).
+    func hasEntity(of other: ObjectID) -> Bool { entity === other.entity }
+
     /// The bits a context's registry hashes (``ObjectRegistry``): the key's, and the entity's.
     var registryHash: UInt64 {
         low ^ high ^ UInt64(UInt(bitPattern: Unmanaged.passUnretained(entity).toOpaque()))
