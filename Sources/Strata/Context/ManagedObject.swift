@@ -21,7 +21,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's identity; temporary until its first save.
     public final internal(set) var objectID: ObjectID
     /// The context the object lives in; nil once it was removed from it (reset, undone insert).
-    public final internal(set) weak var managedObjectContext: ManagedObjectContext?
+    public final internal(set) var managedObjectContext: ManagedObjectContext? {
+        get { owningContext }
+        set { owningContext = newValue }
+    }
+    /// Not a weak reference: weak references give the context a side table, through which
+    /// every retain and release of it then goes (one per value set). Instead the context
+    /// clears this in every object that has it before it is freed (``ManagedObjectContext``'s
+    /// `deinit`): the objects of its registry, and those displaced from it.
+    final unowned(unsafe) var owningContext: ManagedObjectContext?
 
     /// True until the object's values are first needed; touching any property loads them.
     public final internal(set) var isFault: Bool
@@ -56,7 +64,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     deinit {
-        managedObjectContext?.forget(slot: registrySlot, UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()))
+        owningContext?.forget(slot: registrySlot, UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()))
     }
 
     /// Inserts a new object of this class's entity into `context`.

@@ -43,6 +43,9 @@ public final class ManagedObjectContext {
     /// as the app keeps them, and an object leaves the registry when it is freed
     /// (``forget(slot:_:)``, from its `deinit`), so the registry needs no weak references.
     private let registry = ObjectRegistry()
+    /// Objects that still name this context but left the registry for another object registered
+    /// under their ID, until they are freed: the context clears their reference to it too.
+    private var displaced: [UnsafeRawPointer: Unmanaged<ManagedObject>] = [:]
     /// Objects with unsaved changes, kept alive until they are saved or rolled back.
     var changed: [ObjectIdentifier: ManagedObject] = [:]
     private var insertions = 0
@@ -64,6 +67,10 @@ public final class ManagedObjectContext {
 
     deinit {
         if let mergeSubscription { coordinator.removeObserver(mergeSubscription) }
+        // Objects refer to their context without keeping it alive, and unlike a weak reference
+        // theirs does not become nil by itself (``ManagedObject/owningContext``).
+        registry.forEachObject { $0.owningContext = nil }
+        for object in displaced.values { object.takeUnretainedValue().owningContext = nil }
     }
 
     /// Runs `body` in this context's domain, as one undo group.
@@ -89,18 +96,32 @@ public final class ManagedObjectContext {
     }
 
     private func register(_ object: ManagedObject) {
-        registry.insert(object)
+        insertIntoRegistry(object)
         object.managedObjectContext = self
+    }
+
+    private func insertIntoRegistry(_ object: ManagedObject) {
+        if !displaced.isEmpty { displaced[Self.pointer(object)] = nil }
+        if let other = registry.insert(object) { displaced[Self.pointer(other)] = Unmanaged.passUnretained(other) }
+    }
+
+    private static func pointer(_ object: ManagedObject) -> UnsafeRawPointer {
+        UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
     }
 
     /// An object of this context is being freed: it leaves the registry, if its entry at `slot`
     /// is still its own.
     func forget(slot: Int, _ object: UnsafeRawPointer) {
-        registry.remove(slot: slot, object)
+        if slot >= 0 {
+            registry.remove(slot: slot, object)
+        } else if !displaced.isEmpty {
+            displaced[object] = nil
+        }
     }
 
     func unregister(_ object: ManagedObject) {
         registry.remove(object)
+        if !displaced.isEmpty { displaced[Self.pointer(object)] = nil }
         changed[ObjectIdentifier(object)] = nil
         object.managedObjectContext = nil
     }
@@ -127,7 +148,7 @@ public final class ManagedObjectContext {
     func reregister(_ object: ManagedObject, as id: ObjectID) {
         registry.remove(object)
         object.objectID = id
-        registry.insert(object)
+        insertIntoRegistry(object)
         // A registered object must name this context, or its `deinit` would not take it out of
         // the registry, which would then hold a freed object.
         object.managedObjectContext = self
@@ -344,7 +365,9 @@ public final class ManagedObjectContext {
 
     /// Forgets every object: registered objects become unusable (their context is nil).
     public func reset() {
-        for object in registry.objects { object.managedObjectContext = nil }
+        registry.forEachObject { $0.owningContext = nil }
+        for object in displaced.values { object.takeUnretainedValue().owningContext = nil }
+        displaced.removeAll()
         for object in changed.values { object.managedObjectContext = nil }
         registry.removeAll()
         changed.removeAll()

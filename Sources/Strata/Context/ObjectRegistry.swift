@@ -60,7 +60,9 @@ final class ObjectRegistry {
     }
 
     /// Registers `object` under its ID, replacing any object registered under it.
-    func insert(_ object: ManagedObject) {
+    /// - Returns: the other object it replaced, if any.
+    @discardableResult
+    func insert(_ object: ManagedObject) -> ManagedObject? {
         if (used + 1) * 4 > capacity * 3 { resize(for: count + 1) }
         let id = object.objectID
         let pointer = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
@@ -70,12 +72,12 @@ final class ObjectRegistry {
             if existing == Self.tombstone {
                 if reusable == nil { reusable = slot }
             } else if entries[slot].id == id {
-                if existing != pointer {
-                    Unmanaged<ManagedObject>.fromOpaque(existing).takeUnretainedValue().registrySlot = -1
-                    entries[slot].object = pointer
-                }
                 object.registrySlot = slot
-                return
+                guard existing != pointer else { return nil }
+                let other = Unmanaged<ManagedObject>.fromOpaque(existing).takeUnretainedValue()
+                other.registrySlot = -1
+                entries[slot].object = pointer
+                return other
             }
             slot = (slot + 1) & (capacity - 1)
         }
@@ -87,6 +89,7 @@ final class ObjectRegistry {
         entries[slot] = Entry(id: id, object: pointer)
         object.registrySlot = slot
         count += 1
+        return nil
     }
 
     /// Removes `object`'s entry, if it has one.
@@ -123,6 +126,16 @@ final class ObjectRegistry {
             }
         }
         return result
+    }
+
+    /// Runs `body` on every registered object, without retaining them (the context's
+    /// `deinit` clears their references to it).
+    func forEachObject(_ body: (ManagedObject) -> Void) {
+        for slot in 0..<capacity {
+            if let pointer = entries[slot].object, pointer != Self.tombstone {
+                Unmanaged<ManagedObject>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+            }
+        }
     }
 
     /// Forgets every object (their slots are cleared).
