@@ -39,24 +39,26 @@ public final class ManagedObjectContext {
     }
 
     let identifier = UUID()
+    // The state touched on every insert and change is not checked for exclusive access at run
+    // time (see ``ManagedObject``): a context is used in one domain, its accesses never overlap.
     /// Every object the context knows, without keeping it alive: unchanged objects live as long
     /// as the app keeps them, and an object leaves the registry when it is freed
     /// (``forget(slot:_:)``, from its `deinit`), so the registry needs no weak references.
     private let registry = ObjectRegistry()
     /// Objects that still name this context but left the registry for another object registered
     /// under their ID, until they are freed: the context clears their reference to it too.
-    private var displaced: [UnsafeRawPointer: Unmanaged<ManagedObject>] = [:]
+    @exclusivity(unchecked) private var displaced: [UnsafeRawPointer: Unmanaged<ManagedObject>] = [:]
     /// Objects with unsaved changes, kept alive until they are saved or rolled back.
-    var changed: [ObjectIdentifier: ManagedObject] = [:]
-    private var insertions = 0
-    private var mergeSubscription: PersistentStoreCoordinator.ObserverToken?
+    @exclusivity(unchecked) var changed: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) private var insertions = 0
+    @exclusivity(unchecked) private var mergeSubscription: PersistentStoreCoordinator.ObserverToken?
     /// Objects whose stored state could not be read (a store error, not a missing record), with
     /// the error: they stay faults, and the context refuses to save while any is registered, so
     /// that nothing it failed to read is written back as empty.
     var unreadable: [ObjectID: StrataError] = [:]
     private let inbox = MergeInbox()
     /// Entities and classes by entity name, as of a generation of the coordinator's classes.
-    private var objectKinds: (generation: Int, kinds: [String: ObjectKind]) = (-1, [:])
+    @exclusivity(unchecked) private var objectKinds: (generation: Int, kinds: [String: ObjectKind]) = (-1, [:])
     /// The permanent IDs new objects got in saves, by their temporary IDs, kept while there is
     /// undo history: undoing a change made before the save finds the objects it names.
     var savedIDs: [ObjectID: ObjectID] = [:]

@@ -16,13 +16,13 @@ final class ObjectRegistry {
     /// A left object's slot: probes go on past it, inserts may reuse it.
     private static var tombstone: UnsafeRawPointer { UnsafeRawPointer(bitPattern: 1)! }
 
-    private var entries: UnsafeMutablePointer<Entry>
+    @exclusivity(unchecked) private var entries: UnsafeMutablePointer<Entry>
     /// A power of two.
-    private var capacity: Int
+    @exclusivity(unchecked) private var capacity: Int
     /// Live entries.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
     /// Live entries and tombstones: what probes walk over.
-    private var used = 0
+    @exclusivity(unchecked) private var used = 0
 
     init() {
         capacity = 16
