@@ -115,7 +115,16 @@ extension ManagedObjectContext {
         sorted.deleted = Self.inIDOrder(sorted.deleted)
         var changes = PersistentStoreCoordinator.Changes(inserted: [], updated: [], deleted: [])
         changes.inserted = sorted.inserted.map { (record($0), $0.requestedPrimaryKey) }
-        changes.updated = sorted.updated.map { (record($0), $0.changedKeys) }
+        // Objects changed alike (the same entity, the same properties) share one set of keys.
+        var lastKeys: (entity: EntityDescription, mask: PropertyMask, keys: Set<String>)?
+        changes.updated = sorted.updated.map { object in
+            if let last = lastKeys, last.mask == object.changedMask, last.entity.hasSameStorage(as: object.entity) {
+                return (record(object), last.keys)
+            }
+            let keys = object.changedKeys
+            lastKeys = (object.entity, object.changedMask, keys)
+            return (record(object), keys)
+        }
         changes.deleted = sorted.deleted.compactMap { $0.isInserted ? nil : ($0.objectID, $0.committed?.version ?? 0) }
         return (changes, sorted)
     }

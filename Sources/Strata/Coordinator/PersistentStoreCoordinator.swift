@@ -672,7 +672,7 @@ struct RowCache {
             young = [:]
         }
         young[record.objectID] = record
-        old[record.objectID] = nil
+        if !old.isEmpty { old[record.objectID] = nil }
     }
 
     /// Inserts many rows, making room for them at once.

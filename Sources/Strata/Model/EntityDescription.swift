@@ -196,6 +196,9 @@ public struct EntityDescription: Sendable, Hashable {
         package let integerRange: ClosedRange<Int64>?
     }
 
+    /// Whether `other` is a copy of this entity (one comparison, without comparing contents).
+    package func hasSameStorage(as other: EntityDescription) -> Bool { storage === other.storage }
+
     /// The stored attributes, each once, as a save validates them.
     package var validatedAttributes: [ValidatedAttribute] { storage.validatedAttributes }
 
