@@ -15,9 +15,7 @@ extension ManagedObjectContext {
         for object in Array(changed.values) where object.hasChanges && !object.isDeleted {
             object.willSave()
         }
-        let objects = Array(changed.values)
-        var failures = validate(objects)
-        let (changes, sorted) = makeChanges(objects)
+        var (changes, sorted, failures) = makeChanges(Array(changed.values))
         failures += try coordinator.uniquenessViolations(changes)
         guard failures.isEmpty else {
             throw StrataError(
@@ -80,17 +78,20 @@ extension ManagedObjectContext {
         object.changedMask.removeAll()
     }
 
-    private func makeChanges(_ objects: [ManagedObject]) -> (PersistentStoreCoordinator.Changes, SavedObjects) {
+    /// The changes to send, the objects by kind, and every rule the objects break.
+    private func makeChanges(_ objects: [ManagedObject]) -> (PersistentStoreCoordinator.Changes, SavedObjects, [ValidationFailure]) {
         // Objects inserted and deleted again are never sent; references to them are dropped.
         var discarded: Set<ObjectID> = []
         var sorted = SavedObjects()
+        // New objects with their insertion indexes, read in the same pass.
+        var inserted: [(index: Int, object: ManagedObject)] = []
         for object in objects {
             if object.isInserted {
                 if object.isDeleted {
                     discarded.insert(object.objectID)
                     sorted.deleted.append(object)
                 } else {
-                    sorted.inserted.append(object)
+                    inserted.append((object.insertionIndex, object))
                 }
             } else if object.isDeleted {
                 sorted.deleted.append(object)
@@ -110,14 +111,21 @@ extension ManagedObjectContext {
         // New objects get their primary keys in the order they were inserted, so the same
         // program gives the same keys every run (insertion indexes are unique in a context);
         // the rest go in ID order.
-        sorted.inserted = Self.inInsertionOrder(sorted.inserted)
+        sorted.inserted = Self.inInsertionOrder(inserted)
         sorted.updated = Self.inIDOrder(sorted.updated)
         sorted.deleted = Self.inIDOrder(sorted.deleted)
         var changes = PersistentStoreCoordinator.Changes(inserted: [], updated: [], deleted: [])
-        changes.inserted = sorted.inserted.map { (record($0), $0.requestedPrimaryKey) }
+        // Each object is validated as its record is made: one pass over the objects in order
+        // (the order they were made in, near in memory) instead of another in the registry's.
+        var failures: [ValidationFailure] = []
+        changes.inserted = sorted.inserted.map { object in
+            validate(object, into: &failures)
+            return (record(object), object.requestedPrimaryKey)
+        }
         // Objects changed alike (the same entity, the same properties) share one set of keys.
         var lastKeys: (entity: EntityDescription, mask: PropertyMask, keys: Set<String>)?
         changes.updated = sorted.updated.map { object in
+            validate(object, into: &failures)
             if let last = lastKeys, last.mask == object.changedMask, last.entity.hasSameStorage(as: object.entity) {
                 return (record(object), last.keys)
             }
@@ -126,20 +134,21 @@ extension ManagedObjectContext {
             return (record(object), keys)
         }
         changes.deleted = sorted.deleted.compactMap { $0.isInserted ? nil : ($0.objectID, $0.committed?.version ?? 0) }
-        return (changes, sorted)
+        for object in sorted.deleted where !object.isInserted { failures += denyFailures(object) }
+        return (changes, sorted, failures)
     }
 
     /// New objects in the order they were inserted. Insertion indexes are unique, so when they
     /// span a range not much wider than the objects are many, each object is put at its place
     /// in one pass instead of sorting.
-    private static func inInsertionOrder(_ objects: [ManagedObject]) -> [ManagedObject] {
-        guard objects.count > 1, let low = objects.lazy.map(\.insertionIndex).min(),
-              let high = objects.lazy.map(\.insertionIndex).max() else { return objects }
+    private static func inInsertionOrder(_ objects: [(index: Int, object: ManagedObject)]) -> [ManagedObject] {
+        guard objects.count > 1, let low = objects.lazy.map(\.index).min(),
+              let high = objects.lazy.map(\.index).max() else { return objects.map(\.object) }
         guard high - low < objects.count * 4 else {
-            return objects.map { ($0.insertionIndex, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+            return objects.sorted { $0.index < $1.index }.map(\.object)
         }
         var slots = [ManagedObject?](repeating: nil, count: high - low + 1)
-        for object in objects { slots[object.insertionIndex - low] = object }
+        for (index, object) in objects { slots[index - low] = object }
         return slots.compactMap { $0 }
     }
 
@@ -157,19 +166,7 @@ extension ManagedObjectContext {
         return ids.indices.sorted { ids[$0] < ids[$1] }.map { objects[$0] }
     }
 
-    /// Every rule broken by the objects about to be saved.
-    func validate(_ objects: [ManagedObject]) -> [ValidationFailure] {
-        var failures: [ValidationFailure] = []
-        for object in objects where object.hasChanges {
-            if object.isDeleted {
-                if !object.isInserted { failures += denyFailures(object) }
-                continue
-            }
-            validate(object, into: &failures)
-        }
-        return failures
-    }
-
+    /// Every rule an object about to be saved breaks.
     private func validate(_ object: ManagedObject, into failures: inout [ValidationFailure]) {
         let entity = object.entity
         func fail(_ code: ValidationFailure.Code, _ key: String, _ message: String) {
