@@ -260,7 +260,21 @@ public final class ManagedObjectContext {
     /// results.
     func materialize(_ records: [StoreRecord]) -> [ManagedObject] {
         registry.reserveCapacity(records.count)
-        return records.map(materialize)
+        // Rows of one entity come in runs: its kind is looked up once per run, not by hashing
+        // its name for every row.
+        var run: (id: ObjectID, kind: ObjectKind)?
+        return records.map { record in
+            let id = record.objectID
+            let object: ManagedObject
+            if let registered = registry.object(for: id) {
+                object = registered
+            } else {
+                if run.map({ !$0.id.hasEntity(of: id) }) ?? true { run = (id, objectKind(id.entityName)) }
+                object = makeObject(id, kind: run!.kind)
+            }
+            refresh(object, from: record)
+            return object
+        }
     }
 
     /// Registers (or refreshes an unchanged) object from a stored record.
