@@ -56,6 +56,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) final var insertionIndex = 0
     /// The object's slot in its context's registry (``ObjectRegistry``); -1 when it has none.
     @exclusivity(unchecked) final var registrySlot = -1
+    /// The object's place among its context's changed objects (``ChangedObjects``).
+    @exclusivity(unchecked) final var changedIndex = -1
 
     /// Creates an object for `entity`; contexts call this — use ``init(context:)`` or
     /// ``ManagedObjectContext/insertObject(entityName:)`` to insert one.

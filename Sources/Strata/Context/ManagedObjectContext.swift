@@ -49,7 +49,7 @@ public final class ManagedObjectContext {
     /// under their ID, until they are freed: the context clears their reference to it too.
     @exclusivity(unchecked) private var displaced: [UnsafeRawPointer: Unmanaged<ManagedObject>] = [:]
     /// Objects with unsaved changes, kept alive until they are saved or rolled back.
-    @exclusivity(unchecked) var changed: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var changed = ChangedObjects()
     @exclusivity(unchecked) private var insertions = 0
     @exclusivity(unchecked) private var mergeSubscription: PersistentStoreCoordinator.ObserverToken?
     /// Objects whose stored state could not be read (a store error, not a missing record), with
@@ -124,7 +124,7 @@ public final class ManagedObjectContext {
     func unregister(_ object: ManagedObject) {
         registry.remove(object)
         if !displaced.isEmpty { displaced[Self.pointer(object)] = nil }
-        changed[ObjectIdentifier(object)] = nil
+        changed.remove(object)
         object.managedObjectContext = nil
     }
 
@@ -159,9 +159,9 @@ public final class ManagedObjectContext {
     /// Keeps an object with changes alive, or lets a clean one go.
     func noteChange(_ object: ManagedObject) {
         if object.hasChanges {
-            changed[ObjectIdentifier(object)] = object
+            changed.insert(object)
         } else {
-            changed[ObjectIdentifier(object)] = nil
+            changed.remove(object)
         }
     }
 
