@@ -31,7 +31,7 @@ public final class ManagedObjectContext {
     public var name: String?
     public var mergePolicy: MergePolicy = .error
     /// Undo and redo; nil (the default) keeps no history.
-    public var undoManager: UndoStack?
+    @exclusivity(unchecked) public var undoManager: UndoStack?
     /// When true, changes saved by other contexts of the coordinator are merged into this one at
     /// the start of its next operation (fetch, save, object lookup).
     public var automaticallyMergesChangesFromParent = false {
