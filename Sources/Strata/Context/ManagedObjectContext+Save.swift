@@ -52,9 +52,7 @@ extension ManagedObjectContext {
     private func didSave(_ objects: SavedObjects, _ outcome: PersistentStoreCoordinator.SaveOutcome) {
         for object in objects.deleted { unregister(object) }
         let permanent = outcome.permanentIDs
-        for (index, object) in objects.inserted.enumerated() {
-            reregister(savedObject: object, as: outcome.insertedIDs[index])
-        }
+        reregister(savedObjects: objects.inserted, as: outcome.insertedIDs)
         for (index, object) in objects.inserted.enumerated() {
             didSave(object, outcome.insertedRecords[index], permanent, reapply: objects.discardedAny)
             object.isInserted = false

@@ -134,10 +134,20 @@ public final class ManagedObjectContext {
         id.isTemporary ? savedIDs[id] ?? id : id
     }
 
-    /// Re-keys an object whose ID became permanent in a save.
-    func reregister(savedObject object: ManagedObject, as id: ObjectID) {
-        if let undoManager, undoManager.canUndo || undoManager.canRedo { savedIDs[object.objectID] = id }
-        reregister(object, as: id)
+    /// Re-keys objects whose IDs became permanent in a save, `ids` in their order. All leave
+    /// the registry first, then all come back: when they were all it held (a save of new
+    /// objects), it starts afresh before they come back, without tombstones to rehash.
+    func reregister(savedObjects objects: [ManagedObject], as ids: [ObjectID]) {
+        if let undoManager, undoManager.canUndo || undoManager.canRedo {
+            for (index, object) in objects.enumerated() { savedIDs[object.objectID] = ids[index] }
+        }
+        for object in objects { registry.remove(object) }
+        registry.reserveCapacity(objects.count)
+        for (index, object) in objects.enumerated() {
+            object.objectID = ids[index]
+            insertIntoRegistry(object)
+            object.managedObjectContext = self
+        }
     }
 
     /// Drops the undo history, and the IDs kept for it.
