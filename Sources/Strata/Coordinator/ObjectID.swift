@@ -103,6 +103,9 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// Whether `other` names the same entity (one comparison of interned names).
     func hasEntity(of other: ObjectID) -> Bool { entity === other.entity }
 
+    /// Whether `other` names the same entity and store (two comparisons of interned names).
+    func hasScope(of other: ObjectID) -> Bool { entity === other.entity && store === other.store }
+
     /// The bits a context's registry hashes (``ObjectRegistry``): the key's, and the entity's.
     var registryHash: UInt64 {
         low ^ high ^ UInt64(UInt(bitPattern: Unmanaged.passUnretained(entity).toOpaque()))

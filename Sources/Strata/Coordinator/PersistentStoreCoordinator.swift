@@ -385,8 +385,30 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         // The records as saved: new IDs where keys were reassigned, and new versions.
         func settle(_ records: inout [StoreRecord]) {
+            if !reassigned.isEmpty {
+                for index in records.indices { records[index] = records[index].mappingIDs { reassigned[$0] ?? $0 } }
+            }
+            // Records of one entity with consecutive keys (new objects given a block of keys, or
+            // objects fetched in key order) are found by their keys: the versions are read in
+            // the dictionary's own order, without hashing an ID per record.
+            func consecutive(from first: ObjectID, _ base: Int64) -> Bool {
+                records.withUnsafeBufferPointer { records in
+                    for index in records.indices {
+                        let id = records[index].objectID
+                        guard id.hasScope(of: first), id.primaryKey == base + Int64(index) else { return false }
+                    }
+                    return true
+                }
+            }
+            if records.count > 64, let first = records.first?.objectID, let base = first.primaryKey, consecutive(from: first, base) {
+                for (id, version) in result.versions where id.hasScope(of: first) {
+                    guard let key = id.primaryKey, key >= base, key - base < Int64(records.count) else { continue }
+                    let index = Int(key - base)
+                    if records[index].objectID == id { records[index].version = version }
+                }
+                return
+            }
             for index in records.indices {
-                if !reassigned.isEmpty { records[index] = records[index].mappingIDs { reassigned[$0] ?? $0 } }
                 if let version = result.versions[records[index].objectID] { records[index].version = version }
             }
         }
