@@ -492,6 +492,11 @@ func fill(_ object: ManagedObject, with row: Row) {
     let updateSet = measure { for object in objects { object["quantity"] = (object["quantity"] as! Int64) + 1 } }
     let updateSave = try measure { try updateContext.save() }
     print("phases: update fetch \(updateFetch) set \(updateSet) save \(updateSave)")
+    let deleteContext = ManagedObjectContext(coordinator: coordinator)
+    let deleteFetch = try measure { objects = try deleteContext.fetch(FetchRequest(entityName: "Record", predicate: deletedPredicate)) }
+    let deleteTime = measure { for object in objects { deleteContext.delete(object) } }
+    let deleteSave = try measure { try deleteContext.save() }
+    print("phases: delete fetch \(deleteFetch) delete \(deleteTime) save \(deleteSave)")
 }
 
 /// Through a coordinator and a managed object context, as an app uses it.

@@ -291,7 +291,7 @@ extension ManagedObject {
     }
 
     private func context() -> ManagedObjectContext {
-        guard let context = managedObjectContext else {
+        guard let context = owningContext else {
             preconditionFailure("\(self) is no longer in a context (it was reset, or its insert was undone)")
         }
         return context

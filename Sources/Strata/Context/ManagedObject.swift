@@ -16,32 +16,48 @@ internal import Foundation
 /// ``objectID`` to other contexts instead. Relationships are kept as object IDs, so objects never
 /// keep each other alive, and inverses are maintained on every change.
 open class ManagedObject: Hashable, CustomStringConvertible {
+    // The stored state is read and written on every property access, and the runtime's
+    // exclusivity checks of a class's stored properties (`swift_beginAccess`) were a sixth of
+    // setting a value: they are left out (`@exclusivity(unchecked)`). An object is used in its
+    // context's domain only, and no access to its state overlaps another.
     /// The entity of this object, with inherited properties resolved.
     public let entity: EntityDescription
     /// The object's identity; temporary until its first save.
-    public final internal(set) var objectID: ObjectID
+    @exclusivity(unchecked) public final internal(set) var objectID: ObjectID
     /// The context the object lives in; nil once it was removed from it (reset, undone insert).
-    public final internal(set) weak var managedObjectContext: ManagedObjectContext?
+    public final internal(set) var managedObjectContext: ManagedObjectContext? {
+        get { owningContext }
+        set { owningContext = newValue }
+    }
+    /// Not a weak reference: weak references give the context a side table, through which
+    /// every retain and release of it then goes (one per value set). Instead the context
+    /// clears this in every object that has it before it is freed (``ManagedObjectContext``'s
+    /// `deinit`): the objects of its registry, and those displaced from it.
+    @exclusivity(unchecked) final unowned(unsafe) var owningContext: ManagedObjectContext?
 
     /// True until the object's values are first needed; touching any property loads them.
-    public final internal(set) var isFault: Bool
+    @exclusivity(unchecked) public final internal(set) var isFault: Bool
     /// Inserted in its context and not saved yet.
-    public final internal(set) var isInserted = false
+    @exclusivity(unchecked) public final internal(set) var isInserted = false
     /// Deleted in its context (or by a merged save) and not saved yet.
-    public final internal(set) var isDeleted = false
+    @exclusivity(unchecked) public final internal(set) var isDeleted = false
 
-    final var attributeValues: AttributeValues
+    @exclusivity(unchecked) final var attributeValues: AttributeValues
     /// Relationship values, by position in the entity's `relationships`.
-    final var relationshipSlots: [RelationshipSlot]
+    @exclusivity(unchecked) final var relationshipSlots: [RelationshipSlot]
     /// The last saved or fetched state; nil for an object never saved.
-    final var committed: StoreRecord?
+    @exclusivity(unchecked) final var committed: StoreRecord?
     /// Properties whose value differs from `committed`, by bit (attributes by layout position,
     /// then relationships); not kept for an inserted object, all of whose properties count.
-    final var changedMask = PropertyMask()
+    @exclusivity(unchecked) final var changedMask = PropertyMask()
     /// A primary key asked for at insert (imports keep their `@id`).
-    final var requestedPrimaryKey: Int64?
+    @exclusivity(unchecked) final var requestedPrimaryKey: Int64?
     /// The order of inserts in the context, so that primary keys follow it.
-    final var insertionIndex = 0
+    @exclusivity(unchecked) final var insertionIndex = 0
+    /// The object's slot in its context's registry (``ObjectRegistry``); -1 when it has none.
+    @exclusivity(unchecked) final var registrySlot = -1
+    /// The object's place among its context's changed objects (``ChangedObjects``).
+    @exclusivity(unchecked) final var changedIndex = -1
 
     /// Creates an object for `entity`; contexts call this — use ``init(context:)`` or
     /// ``ManagedObjectContext/insertObject(entityName:)`` to insert one.
@@ -54,7 +70,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     deinit {
-        managedObjectContext?.forget(objectID, ObjectIdentifier(self))
+        owningContext?.forget(slot: registrySlot, UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()))
     }
 
     /// Inserts a new object of this class's entity into `context`.

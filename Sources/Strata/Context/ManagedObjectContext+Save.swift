@@ -15,9 +15,7 @@ extension ManagedObjectContext {
         for object in Array(changed.values) where object.hasChanges && !object.isDeleted {
             object.willSave()
         }
-        let objects = Array(changed.values)
-        var failures = validate(objects)
-        let (changes, sorted) = makeChanges(objects)
+        var (changes, sorted, failures) = makeChanges(Array(changed.values))
         failures += try coordinator.uniquenessViolations(changes)
         guard failures.isEmpty else {
             throw StrataError(
@@ -54,9 +52,7 @@ extension ManagedObjectContext {
     private func didSave(_ objects: SavedObjects, _ outcome: PersistentStoreCoordinator.SaveOutcome) {
         for object in objects.deleted { unregister(object) }
         let permanent = outcome.permanentIDs
-        for (index, object) in objects.inserted.enumerated() {
-            reregister(savedObject: object, as: outcome.insertedIDs[index])
-        }
+        reregister(savedObjects: objects.inserted, as: outcome.insertedIDs)
         for (index, object) in objects.inserted.enumerated() {
             didSave(object, outcome.insertedRecords[index], permanent, reapply: objects.discardedAny)
             object.isInserted = false
@@ -80,17 +76,20 @@ extension ManagedObjectContext {
         object.changedMask.removeAll()
     }
 
-    private func makeChanges(_ objects: [ManagedObject]) -> (PersistentStoreCoordinator.Changes, SavedObjects) {
+    /// The changes to send, the objects by kind, and every rule the objects break.
+    private func makeChanges(_ objects: [ManagedObject]) -> (PersistentStoreCoordinator.Changes, SavedObjects, [ValidationFailure]) {
         // Objects inserted and deleted again are never sent; references to them are dropped.
         var discarded: Set<ObjectID> = []
         var sorted = SavedObjects()
+        // New objects with their insertion indexes, read in the same pass.
+        var inserted: [(index: Int, object: ManagedObject)] = []
         for object in objects {
             if object.isInserted {
                 if object.isDeleted {
                     discarded.insert(object.objectID)
                     sorted.deleted.append(object)
                 } else {
-                    sorted.inserted.append(object)
+                    inserted.append((object.insertionIndex, object))
                 }
             } else if object.isDeleted {
                 sorted.deleted.append(object)
@@ -110,29 +109,62 @@ extension ManagedObjectContext {
         // New objects get their primary keys in the order they were inserted, so the same
         // program gives the same keys every run (insertion indexes are unique in a context);
         // the rest go in ID order.
-        sorted.inserted = sorted.inserted.map { ($0.insertionIndex, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
-        sorted.updated.sort { $0.objectID < $1.objectID }
-        sorted.deleted.sort { $0.objectID < $1.objectID }
+        sorted.inserted = Self.inInsertionOrder(inserted)
+        sorted.updated = Self.inIDOrder(sorted.updated)
+        sorted.deleted = Self.inIDOrder(sorted.deleted)
         var changes = PersistentStoreCoordinator.Changes(inserted: [], updated: [], deleted: [])
-        changes.inserted = sorted.inserted.map { (record($0), $0.requestedPrimaryKey) }
-        changes.updated = sorted.updated.map { (record($0), $0.changedKeys) }
-        changes.deleted = sorted.deleted.compactMap { $0.isInserted ? nil : ($0.objectID, $0.committed?.version ?? 0) }
-        return (changes, sorted)
-    }
-
-    /// Every rule broken by the objects about to be saved.
-    func validate(_ objects: [ManagedObject]) -> [ValidationFailure] {
+        // Each object is validated as its record is made: one pass over the objects in order
+        // (the order they were made in, near in memory) instead of another in the registry's.
         var failures: [ValidationFailure] = []
-        for object in objects where object.hasChanges {
-            if object.isDeleted {
-                if !object.isInserted { failures += denyFailures(object) }
-                continue
-            }
+        changes.inserted = sorted.inserted.map { object in
             validate(object, into: &failures)
+            return (record(object), object.requestedPrimaryKey)
         }
-        return failures
+        // Objects changed alike (the same entity, the same properties) share one set of keys.
+        var lastKeys: (entity: EntityDescription, mask: PropertyMask, keys: Set<String>)?
+        changes.updated = sorted.updated.map { object in
+            validate(object, into: &failures)
+            if let last = lastKeys, last.mask == object.changedMask, last.entity.hasSameStorage(as: object.entity) {
+                return (record(object), last.keys)
+            }
+            let keys = object.changedKeys
+            lastKeys = (object.entity, object.changedMask, keys)
+            return (record(object), keys)
+        }
+        changes.deleted = sorted.deleted.compactMap { $0.isInserted ? nil : ($0.objectID, $0.committed?.version ?? 0) }
+        for object in sorted.deleted where !object.isInserted { failures += denyFailures(object) }
+        return (changes, sorted, failures)
     }
 
+    /// New objects in the order they were inserted. Insertion indexes are unique, so when they
+    /// span a range not much wider than the objects are many, each object is put at its place
+    /// in one pass instead of sorting.
+    private static func inInsertionOrder(_ objects: [(index: Int, object: ManagedObject)]) -> [ManagedObject] {
+        guard objects.count > 1, let low = objects.lazy.map(\.index).min(),
+              let high = objects.lazy.map(\.index).max() else { return objects.map(\.object) }
+        guard high - low < objects.count * 4 else {
+            return objects.sorted { $0.index < $1.index }.map(\.object)
+        }
+        var slots = [ManagedObject?](repeating: nil, count: high - low + 1)
+        for (index, object) in objects { slots[index - low] = object }
+        return slots.compactMap { $0 }
+    }
+
+    /// Objects in the order of their IDs. Their IDs are taken out first (comparing objects
+    /// would read each one, and retain it, on every comparison); permanent IDs of one entity,
+    /// the common case, sort by their keys alone.
+    private static func inIDOrder(_ objects: [ManagedObject]) -> [ManagedObject] {
+        guard let first = objects.first?.objectID, objects.count > 1 else { return objects }
+        let ids = objects.map(\.objectID)
+        if ids.allSatisfy({ !$0.isTemporary && $0.hasEntity(of: first) }) {
+            var keyed = ids.indices.map { (key: ids[$0].primaryKey!, index: $0) }
+            keyed.sort { $0.key < $1.key }
+            return keyed.map { objects[$0.index] }
+        }
+        return ids.indices.sorted { ids[$0] < ids[$1] }.map { objects[$0] }
+    }
+
+    /// Every rule an object about to be saved breaks.
     private func validate(_ object: ManagedObject, into failures: inout [ValidationFailure]) {
         let entity = object.entity
         func fail(_ code: ValidationFailure.Code, _ key: String, _ message: String) {
@@ -147,6 +179,7 @@ extension ManagedObjectContext {
                     if !plan[step].isOptional { fail(.missingValue, entity.attributes[plan[step].index].name, "a value is required (the attribute is not optional)") }
                     continue
                 }
+                if let range = plan[step].integerRange, case .integer(let integer) = value, range.contains(integer) { continue }
                 let attribute = entity.attributes[plan[step].index]
                 if let violation = AttributeRules.violation(of: value, for: attribute) {
                     fail(violation.code, attribute.name, violation.message)

@@ -31,7 +31,7 @@ public final class ManagedObjectContext {
     public var name: String?
     public var mergePolicy: MergePolicy = .error
     /// Undo and redo; nil (the default) keeps no history.
-    public var undoManager: UndoStack?
+    @exclusivity(unchecked) public var undoManager: UndoStack?
     /// When true, changes saved by other contexts of the coordinator are merged into this one at
     /// the start of its next operation (fetch, save, object lookup).
     public var automaticallyMergesChangesFromParent = false {
@@ -39,21 +39,26 @@ public final class ManagedObjectContext {
     }
 
     let identifier = UUID()
+    // The state touched on every insert and change is not checked for exclusive access at run
+    // time (see ``ManagedObject``): a context is used in one domain, its accesses never overlap.
     /// Every object the context knows, without keeping it alive: unchanged objects live as long
-    /// as the app keeps them, and an object leaves the registry when it is freed (``forget(_:_:)``,
-    /// from its `deinit`), so the registry needs no weak references.
-    private var registry: [ObjectID: RegisteredObject] = [:]
+    /// as the app keeps them, and an object leaves the registry when it is freed
+    /// (``forget(slot:_:)``, from its `deinit`), so the registry needs no weak references.
+    private let registry = ObjectRegistry()
+    /// Objects that still name this context but left the registry for another object registered
+    /// under their ID, until they are freed: the context clears their reference to it too.
+    @exclusivity(unchecked) private var displaced: [UnsafeRawPointer: Unmanaged<ManagedObject>] = [:]
     /// Objects with unsaved changes, kept alive until they are saved or rolled back.
-    var changed: [ObjectIdentifier: ManagedObject] = [:]
-    private var insertions = 0
-    private var mergeSubscription: PersistentStoreCoordinator.ObserverToken?
+    @exclusivity(unchecked) var changed = ChangedObjects()
+    @exclusivity(unchecked) private var insertions = 0
+    @exclusivity(unchecked) private var mergeSubscription: PersistentStoreCoordinator.ObserverToken?
     /// Objects whose stored state could not be read (a store error, not a missing record), with
     /// the error: they stay faults, and the context refuses to save while any is registered, so
     /// that nothing it failed to read is written back as empty.
     var unreadable: [ObjectID: StrataError] = [:]
     private let inbox = MergeInbox()
     /// Entities and classes by entity name, as of a generation of the coordinator's classes.
-    private var objectKinds: (generation: Int, kinds: [String: ObjectKind]) = (-1, [:])
+    @exclusivity(unchecked) private var objectKinds: (generation: Int, kinds: [String: ObjectKind]) = (-1, [:])
     /// The permanent IDs new objects got in saves, by their temporary IDs, kept while there is
     /// undo history: undoing a change made before the save finds the objects it names.
     var savedIDs: [ObjectID: ObjectID] = [:]
@@ -64,6 +69,10 @@ public final class ManagedObjectContext {
 
     deinit {
         if let mergeSubscription { coordinator.removeObserver(mergeSubscription) }
+        // Objects refer to their context without keeping it alive, and unlike a weak reference
+        // theirs does not become nil by itself (``ManagedObject/owningContext``).
+        registry.forEachObject { $0.owningContext = nil }
+        for object in displaced.values { object.takeUnretainedValue().owningContext = nil }
     }
 
     /// Runs `body` in this context's domain, as one undo group.
@@ -81,32 +90,41 @@ public final class ManagedObjectContext {
     public var deletedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isDeleted && !$0.isInserted }) }
     /// Every object of the context that is still alive.
     public var registeredObjects: Set<ManagedObject> {
-        Set(registry.values.map(\.object)).union(changed.values)
+        Set(registry.objects).union(changed.values)
     }
 
     func registeredObject(for id: ObjectID) -> ManagedObject? {
-        registry[id]?.object
+        registry.object(for: id)
     }
 
     private func register(_ object: ManagedObject) {
-        registry[object.objectID] = RegisteredObject(object)
+        insertIntoRegistry(object)
         object.managedObjectContext = self
     }
 
-    /// An object of this context is being freed: it leaves the registry.
-    func forget(_ id: ObjectID, _ object: ObjectIdentifier) {
-        removeFromRegistry(id, object)
+    private func insertIntoRegistry(_ object: ManagedObject) {
+        if !displaced.isEmpty { displaced[Self.pointer(object)] = nil }
+        if let other = registry.insert(object) { displaced[Self.pointer(other)] = Unmanaged.passUnretained(other) }
     }
 
-    /// Removes the registry's entry for `id` if it is `object` (one lookup in the common case).
-    private func removeFromRegistry(_ id: ObjectID, _ object: ObjectIdentifier) {
-        guard let removed = registry.removeValue(forKey: id), removed.identifier != object else { return }
-        registry[id] = removed
+    private static func pointer(_ object: ManagedObject) -> UnsafeRawPointer {
+        UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+    }
+
+    /// An object of this context is being freed: it leaves the registry, if its entry at `slot`
+    /// is still its own.
+    func forget(slot: Int, _ object: UnsafeRawPointer) {
+        if slot >= 0 {
+            registry.remove(slot: slot, object)
+        } else if !displaced.isEmpty {
+            displaced[object] = nil
+        }
     }
 
     func unregister(_ object: ManagedObject) {
-        removeFromRegistry(object.objectID, ObjectIdentifier(object))
-        changed[ObjectIdentifier(object)] = nil
+        registry.remove(object)
+        if !displaced.isEmpty { displaced[Self.pointer(object)] = nil }
+        changed.remove(object)
         object.managedObjectContext = nil
     }
 
@@ -116,10 +134,20 @@ public final class ManagedObjectContext {
         id.isTemporary ? savedIDs[id] ?? id : id
     }
 
-    /// Re-keys an object whose ID became permanent in a save.
-    func reregister(savedObject object: ManagedObject, as id: ObjectID) {
-        if let undoManager, undoManager.canUndo || undoManager.canRedo { savedIDs[object.objectID] = id }
-        reregister(object, as: id)
+    /// Re-keys objects whose IDs became permanent in a save, `ids` in their order. All leave
+    /// the registry first, then all come back: when they were all it held (a save of new
+    /// objects), it starts afresh before they come back, without tombstones to rehash.
+    func reregister(savedObjects objects: [ManagedObject], as ids: [ObjectID]) {
+        if let undoManager, undoManager.canUndo || undoManager.canRedo {
+            for (index, object) in objects.enumerated() { savedIDs[object.objectID] = ids[index] }
+        }
+        for object in objects { registry.remove(object) }
+        registry.reserveCapacity(objects.count)
+        for (index, object) in objects.enumerated() {
+            object.objectID = ids[index]
+            insertIntoRegistry(object)
+            object.managedObjectContext = self
+        }
     }
 
     /// Drops the undo history, and the IDs kept for it.
@@ -130,9 +158,9 @@ public final class ManagedObjectContext {
 
     /// Re-keys an object whose ID became permanent.
     func reregister(_ object: ManagedObject, as id: ObjectID) {
-        removeFromRegistry(object.objectID, ObjectIdentifier(object))
+        registry.remove(object)
         object.objectID = id
-        registry[id] = RegisteredObject(object)
+        insertIntoRegistry(object)
         // A registered object must name this context, or its `deinit` would not take it out of
         // the registry, which would then hold a freed object.
         object.managedObjectContext = self
@@ -141,9 +169,9 @@ public final class ManagedObjectContext {
     /// Keeps an object with changes alive, or lets a clean one go.
     func noteChange(_ object: ManagedObject) {
         if object.hasChanges {
-            changed[ObjectIdentifier(object)] = object
+            changed.insert(object)
         } else {
-            changed[ObjectIdentifier(object)] = nil
+            changed.remove(object)
         }
     }
 
@@ -204,7 +232,7 @@ public final class ManagedObjectContext {
     }
 
     func materialize(_ id: ObjectID) -> ManagedObject {
-        if let object = registry[id]?.object { return object }
+        if let object = registry.object(for: id) { return object }
         return makeObject(id, kind: objectKind(id.entityName))
     }
 
@@ -241,8 +269,22 @@ public final class ManagedObjectContext {
     /// Registers (or refreshes unchanged) objects from stored records, in order: a fetch's
     /// results.
     func materialize(_ records: [StoreRecord]) -> [ManagedObject] {
-        registry.reserveCapacity(registry.count + records.count)
-        return records.map(materialize)
+        registry.reserveCapacity(records.count)
+        // Rows of one entity come in runs: its kind is looked up once per run, not by hashing
+        // its name for every row.
+        var run: (id: ObjectID, kind: ObjectKind)?
+        return records.map { record in
+            let id = record.objectID
+            let object: ManagedObject
+            if let registered = registry.object(for: id) {
+                object = registered
+            } else {
+                if run.map({ !$0.id.hasEntity(of: id) }) ?? true { run = (id, objectKind(id.entityName)) }
+                object = makeObject(id, kind: run!.kind)
+            }
+            refresh(object, from: record)
+            return object
+        }
     }
 
     /// Registers (or refreshes an unchanged) object from a stored record.
@@ -264,7 +306,7 @@ public final class ManagedObjectContext {
     /// The object for an ID, loaded; throws `objectNotFound` when no store holds it.
     public func existingObject(with id: ObjectID) throws(StrataError) -> ManagedObject {
         processPendingMerges()
-        if let object = registry[id]?.object, !object.isFault { return object }
+        if let object = registry.object(for: id), !object.isFault { return object }
         if id.isTemporary {
             throw StrataError(.objectNotFound, "no object with temporary ID \(id) is registered in this context")
         }
@@ -321,7 +363,7 @@ public final class ManagedObjectContext {
 
     /// The first read error of an object still registered, as the error a save throws.
     func unreadableObjectError() -> StrataError? {
-        unreadable = unreadable.filter { registry[$0.key] != nil }
+        unreadable = unreadable.filter { registry.object(for: $0.key) != nil }
         guard let (id, error) = unreadable.min(by: { $0.key < $1.key }) else { return nil }
         var refusal = error
         refusal.message = "\(id) could not be read from its store, so the save was refused and nothing was written: \(error.message). Reset the context, or refresh the object once the store can be read"
@@ -349,7 +391,9 @@ public final class ManagedObjectContext {
 
     /// Forgets every object: registered objects become unusable (their context is nil).
     public func reset() {
-        for registered in registry.values { registered.object.managedObjectContext = nil }
+        registry.forEachObject { $0.owningContext = nil }
+        for object in displaced.values { object.takeUnretainedValue().owningContext = nil }
+        displaced.removeAll()
         for object in changed.values { object.managedObjectContext = nil }
         registry.removeAll()
         changed.removeAll()
@@ -435,31 +479,19 @@ public final class ManagedObjectContext {
     /// top), deleted objects leave the context.
     public func mergeChanges(from notification: SaveNotification) {
         for id in notification.deleted {
-            guard let object = registry[id]?.object else { continue }
+            guard let object = registry.object(for: id) else { continue }
             object.isDeleted = true
             object.isFault = false
             unregister(object)
         }
         for (id, record) in notification.records {
-            guard let object = registry[id]?.object, !object.isFault else { continue }
+            guard let object = registry.object(for: id), !object.isFault else { continue }
             if object.hasChanges {
                 merge(record, into: object)
             } else {
                 object.apply(record)
             }
         }
-    }
-}
-
-/// A registered object, not kept alive: it removes itself from the registry when it is freed.
-struct RegisteredObject {
-    unowned(unsafe) let object: ManagedObject
-    /// The object's identity, kept so that comparing it (in the object's own `deinit`) never
-    /// takes a reference to the object.
-    let identifier: ObjectIdentifier
-    init(_ object: ManagedObject) {
-        self.object = object
-        self.identifier = ObjectIdentifier(object)
     }
 }
 

@@ -385,8 +385,30 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         // The records as saved: new IDs where keys were reassigned, and new versions.
         func settle(_ records: inout [StoreRecord]) {
+            if !reassigned.isEmpty {
+                for index in records.indices { records[index] = records[index].mappingIDs { reassigned[$0] ?? $0 } }
+            }
+            // Records of one entity with consecutive keys (new objects given a block of keys, or
+            // objects fetched in key order) are found by their keys: the versions are read in
+            // the dictionary's own order, without hashing an ID per record.
+            func consecutive(from first: ObjectID, _ base: Int64) -> Bool {
+                records.withUnsafeBufferPointer { records in
+                    for index in records.indices {
+                        let id = records[index].objectID
+                        guard id.hasScope(of: first), id.primaryKey == base + Int64(index) else { return false }
+                    }
+                    return true
+                }
+            }
+            if records.count > 64, let first = records.first?.objectID, let base = first.primaryKey, consecutive(from: first, base) {
+                for (id, version) in result.versions where id.hasScope(of: first) {
+                    guard let key = id.primaryKey, key >= base, key - base < Int64(records.count) else { continue }
+                    let index = Int(key - base)
+                    if records[index].objectID == id { records[index].version = version }
+                }
+                return
+            }
             for index in records.indices {
-                if !reassigned.isEmpty { records[index] = records[index].mappingIDs { reassigned[$0] ?? $0 } }
                 if let version = result.versions[records[index].objectID] { records[index].version = version }
             }
         }
@@ -438,10 +460,11 @@ public final class PersistentStoreCoordinator: Sendable {
     private func permanentIDs(for inserted: [(record: StoreRecord, requestedKey: Int64?)]) throws(StrataError) -> [ObjectID] {
         var roots: [String: String] = [:]
         var byRoot: [String: [Int]] = [:]
-        // Objects of one entity come in runs: look a run's root up once.
+        // Objects of one entity come in runs: look a run's root up once. Read by index, so that
+        // no record is copied.
         var run: (entity: String, root: String, indices: [Int])?
-        for (index, (record, _)) in inserted.enumerated() {
-            let entityName = record.objectID.entityName
+        for index in inserted.indices {
+            let entityName = inserted[index].record.objectID.entityName
             if let current = run, current.entity == entityName {
                 run!.indices.append(index)
                 continue
@@ -716,7 +739,7 @@ struct RowCache {
             young = [:]
         }
         young[record.objectID] = record
-        old[record.objectID] = nil
+        if !old.isEmpty { old[record.objectID] = nil }
     }
 
     /// Inserts many rows, making room for them at once.

@@ -68,7 +68,10 @@ public struct EntityDescription: Sendable, Hashable {
                 guard let position = layout.position(of: attribute.name), !validated.contains(where: { $0.position == position }) else { continue }
                 let hasRules = (attribute.type == .int16 || attribute.type == .int32) || attribute.minimum != nil || attribute.maximum != nil
                     || attribute.minLength != nil || attribute.maxLength != nil || attribute.regex != nil
-                validated.append(ValidatedAttribute(position: position, index: index, isOptional: attribute.isOptional, hasRules: hasRules))
+                let otherRules = attribute.minimum != nil || attribute.maximum != nil || attribute.minLength != nil || attribute.maxLength != nil || attribute.regex != nil
+                validated.append(ValidatedAttribute(
+                    position: position, index: index, isOptional: attribute.isOptional, hasRules: hasRules,
+                    integerRange: otherRules ? nil : attribute.type.integerRange))
             }
             self.validatedAttributes = validated
         }
@@ -188,7 +191,13 @@ public struct EntityDescription: Sendable, Hashable {
         package let index: Int
         package let isOptional: Bool
         package let hasRules: Bool
+        /// When the type's integer range is the only rule (an `int16` or `int32` without
+        /// others): an integer within it passes without reading the description.
+        package let integerRange: ClosedRange<Int64>?
     }
+
+    /// Whether `other` is a copy of this entity (one comparison, without comparing contents).
+    package func hasSameStorage(as other: EntityDescription) -> Bool { storage === other.storage }
 
     /// The stored attributes, each once, as a save validates them.
     package var validatedAttributes: [ValidatedAttribute] { storage.validatedAttributes }

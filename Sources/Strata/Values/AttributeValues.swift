@@ -16,6 +16,10 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
         /// The names, in position order.
         public let names: [String]
         @usableFromInline let positions: [String: Int]
+        /// Each name's position + 1 (0: none) in a table of twice as many slots or more,
+        /// found from the name's length and end bytes: looking a name up costs a comparison or
+        /// two of small strings instead of hashing it (a value set by name looks its position up).
+        @usableFromInline let slots: [Int32]
         /// Values with none set, copied by every new `AttributeValues` of this layout.
         @usableFromInline let noValues: [AttributeValue?]
         /// Each attribute's type, for an entity's layout (setting a value checks it by
@@ -39,6 +43,24 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
             }
             self.positions = positions
             self.noValues = Array(repeating: nil, count: names.count)
+            var size = 4
+            while size < names.count * 2 { size *= 2 }
+            var slots = [Int32](repeating: 0, count: size)
+            for (position, name) in names.enumerated() {
+                var slot = Self.slot(of: name, mask: slots.count - 1)
+                while slots[slot] != 0 { slot = (slot + 1) & (slots.count - 1) }
+                slots[slot] = Int32(position + 1)
+            }
+            self.slots = slots
+        }
+
+        /// Where probing for `name` starts: its length and first and last bytes, mixed.
+        @inlinable
+        static func slot(of name: String, mask: Int) -> Int {
+            let utf8 = name.utf8
+            let hash = UInt64(utf8.count) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(utf8.first ?? 0) &* 0xC2B2_AE3D_27D4_EB4F
+                ^ UInt64(utf8.last ?? 0) &* 0x1656_67B1_9E37_79F9
+            return Int(truncatingIfNeeded: hash >> 40) & mask
         }
 
         /// An empty layout, shared.
@@ -46,7 +68,16 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
 
         /// The position of `name`; nil when the layout does not have it.
         @inlinable
-        public func position(of name: String) -> Int? { positions[name] }
+        public func position(of name: String) -> Int? {
+            let mask = slots.count - 1
+            var slot = Self.slot(of: name, mask: mask)
+            while true {
+                let entry = Int(slots[slot])
+                if entry == 0 { return nil }
+                if names[entry - 1] == name { return entry - 1 }
+                slot = (slot + 1) & mask
+            }
+        }
 
         public var count: Int { names.count }
 
