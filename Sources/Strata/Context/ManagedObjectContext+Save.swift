@@ -167,40 +167,15 @@ extension ManagedObjectContext {
     /// Every rule an object about to be saved breaks.
     private func validate(_ object: ManagedObject, into failures: inout [ValidationFailure]) {
         let entity = object.entity
-        func fail(_ code: ValidationFailure.Code, _ key: String, _ message: String) {
-            failures.append(ValidationFailure(code: code, objectID: object.objectID, key: key, message: message))
-        }
-        // Most objects pass: the loops below only read values.
-        let plan = entity.validatedAttributes
-        for step in plan.indices {
-            let position = plan[step].position
-            if plan[step].hasRules {
-                guard let value = object.attributeValues[position: position] else {
-                    if !plan[step].isOptional { fail(.missingValue, entity.attributes[plan[step].index].name, "a value is required (the attribute is not optional)") }
-                    continue
-                }
-                if let range = plan[step].integerRange, case .integer(let integer) = value, range.contains(integer) { continue }
-                let attribute = entity.attributes[plan[step].index]
-                if let violation = AttributeRules.violation(of: value, for: attribute) {
-                    fail(violation.code, attribute.name, violation.message)
-                }
-            } else if !plan[step].isOptional, object.attributeValues.isNil(at: position) {
-                fail(.missingValue, entity.attributes[plan[step].index].name, "a value is required (the attribute is not optional)")
-            }
-        }
+        entity.attributeFailures(of: object.attributeValues, objectID: object.objectID, into: &failures)
         for (position, relationship) in entity.relationships.enumerated() {
             if relationship.isToMany {
                 let count = object.memberIDs(at: position).filter { !isDeletedHere($0) }.count
-                if relationship.minCount > 0, count < relationship.minCount {
-                    fail(.tooFewObjects, relationship.name, "has \(count) object\(count == 1 ? "" : "s"), fewer than the minimum \(relationship.minCount)")
+                if let failure = EntityDescription.countFailure(of: relationship, count: count, objectID: object.objectID) {
+                    failures.append(failure)
                 }
-                if relationship.maxCount > 0, count > relationship.maxCount {
-                    fail(.tooManyObjects, relationship.name, "has \(count) objects, more than the maximum \(relationship.maxCount)")
-                }
-            } else if !relationship.isOptional {
-                if object.toOneID(at: position).map(isDeletedHere) ?? true {
-                    fail(.missingValue, relationship.name, "a \(relationship.destination) is required (the relationship is not optional)")
-                }
+            } else if !relationship.isOptional, object.toOneID(at: position).map(isDeletedHere) ?? true {
+                failures.append(EntityDescription.missingDestination(of: relationship, objectID: object.objectID))
             }
         }
     }

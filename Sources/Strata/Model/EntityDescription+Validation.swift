@@ -11,6 +11,7 @@ extension EntityDescription {
                     if !plan[step].isOptional { failures.append(Self.missingValue(objectID, attributes[plan[step].index].name)) }
                     continue
                 }
+                if let range = plan[step].integerRange, case .integer(let integer) = value, range.contains(integer) { continue }
                 let attribute = attributes[plan[step].index]
                 if let violation = AttributeRules.violation(of: value, for: attribute) {
                     failures.append(ValidationFailure(code: violation.code, objectID: objectID, key: attribute.name, message: violation.message))
