@@ -69,9 +69,7 @@ struct CheckCommand: ParsableCommand {
                     ? "\(store): sound (\(report.type) store, \(report.objectCount) object\(report.objectCount == 1 ? "" : "s") checked)"
                     : "\(store): \(count) problem\(count == 1 ? "" : "s") found")
             case .json:
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                Console.print(report.isSound ? "[]" : String(decoding: try encoder.encode(report.problems), as: UTF8.self))
+                Console.print(report.isSound ? "[]" : try Console.json(report.problems))
             }
             if !report.isSound { throw ExitCode(ExitStatus.invalid.rawValue) }
         }

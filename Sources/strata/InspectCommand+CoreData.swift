@@ -59,9 +59,7 @@ extension InspectCommand {
             customMetadata: summary.customMetadata)
         switch format {
         case .json:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Console.print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            Console.print(try Console.json(report))
         case .text:
             Console.print(text(report))
         }

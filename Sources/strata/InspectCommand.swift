@@ -64,9 +64,7 @@ struct InspectCommand: ParsableCommand {
                 entityVersionHashes: metadata.entityVersionHashes, objectCounts: counts, customMetadata: metadata.custom)
             switch format {
             case .json:
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                Console.print(String(decoding: try encoder.encode(report), as: UTF8.self))
+                Console.print(try Console.json(report))
             case .text:
                 Console.print(text(report))
             }

@@ -59,6 +59,13 @@ enum Console {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
+    /// A report as the commands print JSON: pretty, keys sorted, slashes as they are.
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
     /// Prints an error message; control characters in it are escaped and very long lines cut
     /// (``Echo/message(_:)``), as it may echo user data.
     static func error(_ text: String) {

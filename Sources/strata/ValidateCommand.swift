@@ -91,17 +91,10 @@ struct ValidateCommand: ParsableCommand {
             var diagnostics: [Diagnostic]
             var models: [ModelHashes]
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data: Data
-        if hashes {
-            data = try encoder.encode(Report(
-                diagnostics: diagnostics,
-                models: models.map { ModelHashes(file: $0.file, name: $0.schema.name, versionHash: $0.schema.versionHash, entityVersionHashes: $0.schema.entityVersionHashes) }))
-        } else {
-            data = try encoder.encode(diagnostics)
-        }
-        return String(decoding: data, as: UTF8.self)
+        guard hashes else { return try Console.json(diagnostics) }
+        return try Console.json(Report(
+            diagnostics: diagnostics,
+            models: models.map { ModelHashes(file: $0.file, name: $0.schema.name, versionHash: $0.schema.versionHash, entityVersionHashes: $0.schema.entityVersionHashes) }))
     }
 
     /// What checking one model file found: its diagnostics and summary line as `strata
