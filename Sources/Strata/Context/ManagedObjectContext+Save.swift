@@ -17,12 +17,7 @@ extension ManagedObjectContext {
         }
         var (changes, sorted, failures) = makeChanges(Array(changed.values))
         failures += try coordinator.uniquenessViolations(changes)
-        guard failures.isEmpty else {
-            throw StrataError(
-                .validationFailed,
-                "the save was refused: \(failures.count) problem\(failures.count == 1 ? "" : "s") found; nothing was written",
-                failures: failures.sorted { ($0.objectID, $0.key ?? "") < ($1.objectID, $1.key ?? "") })
-        }
+        guard failures.isEmpty else { throw StrataError.saveRefused(failures) }
         let outcome: PersistentStoreCoordinator.SaveOutcome
         do {
             outcome = try coordinator.save(changes, overwritesConflicts: mergePolicy == .objectTrump, from: identifier)
@@ -196,6 +191,16 @@ extension ManagedObjectContext {
 
     private func isDeletedHere(_ id: ObjectID) -> Bool {
         registeredObject(for: id)?.isDeleted ?? false
+    }
+}
+
+extension StrataError {
+    /// A save refused for `failures` (every rule it would break), listed by object and key.
+    static func saveRefused(_ failures: [ValidationFailure]) -> StrataError {
+        StrataError(
+            .validationFailed,
+            "the save was refused: \(failures.count) problem\(failures.count == 1 ? "" : "s") found; nothing was written",
+            failures: failures.sorted { ($0.objectID, $0.key ?? "") < ($1.objectID, $1.key ?? "") })
     }
 }
 

@@ -438,18 +438,16 @@ public final class PersistentStoreCoordinator: Sendable {
             cache.insert(contentsOf: updatedRecords)
             for deleted in changes.deleted { cache.remove(deleted.objectID) }
         }
-        let observers = state.withLock { Array($0.observers.values) }
-        if !observers.isEmpty {
+        broadcast {
             var changedKeys: [ObjectID: Set<String>] = [:]
             for (record, keys) in changes.updated { changedKeys[permanentIDs[record.objectID] ?? record.objectID] = keys }
             var records: [ObjectID: StoreRecord] = [:]
             records.reserveCapacity(insertedRecords.count + updatedRecords.count)
             for record in insertedRecords { records[record.objectID] = record }
             for record in updatedRecords { records[record.objectID] = record }
-            let notification = SaveNotification(
+            return SaveNotification(
                 inserted: Set(insertedIDs), updated: Set(updatedRecords.map(\.objectID)),
                 deleted: Set(changes.deleted.map(\.objectID)), changedKeys: changedKeys, records: records, sourceContext: context)
-            for observer in observers { observer(notification) }
         }
         logger.debug("saved", metadata: ["inserted": "\(changes.inserted.count)", "updated": "\(changes.updated.count)", "deleted": "\(changes.deleted.count)"])
         return SaveOutcome(insertedIDs: insertedIDs, insertedRecords: insertedRecords, updatedRecords: updatedRecords, permanentIDs: permanentIDs)
@@ -606,42 +604,51 @@ public final class PersistentStoreCoordinator: Sendable {
             return record
         }
         // One store for every entity: no routing.
-        let stores = self.stores
-        if stores.count == 1, stores[0].configurationName == nil {
+        if let store = soleStore {
             var changeset = StoreChangeset()
             changeset.inserted = changes.inserted.indices.map(inserted)
             changeset.updated = changes.updated.map { mapped($0.record) }
             changeset.changedKeys = changes.updated.map(\.changedKeys)
             changeset.deleted = changes.deleted
-            return [(stores[0], changeset)]
+            return [(store, changeset)]
         }
+        var parts = StoreParts()
+        for index in changes.inserted.indices {
+            let part = try parts.index(for: changes.inserted[index].record.objectID.entityName, of: self)
+            parts.parts[part].changes.inserted.append(inserted(index))
+        }
+        for (record, changedKeys) in changes.updated {
+            let index = try parts.index(for: record.objectID.entityName, of: self)
+            parts.parts[index].changes.updated.append(mapped(record))
+            parts.parts[index].changes.changedKeys.append(changedKeys)
+        }
+        for deleted in changes.deleted {
+            let part = try parts.index(for: deleted.objectID.entityName, of: self)
+            parts.parts[part].changes.deleted.append(deleted)
+        }
+        return parts.parts.map { ($0.store, $0.changes) }
+    }
+
+    /// The store of every entity, when one store without a configuration holds them all.
+    private var soleStore: (any PersistentStore)? {
+        let stores = self.stores
+        return stores.count == 1 && stores[0].configurationName == nil ? stores[0] : nil
+    }
+
+    /// The parts of a save, one per store, and which part each entity's records go to.
+    private struct StoreParts {
         var parts: [(store: any PersistentStore, changes: StoreChangeset)] = []
-        var partOfEntity: [String: Int] = [:]
-        func part(for entityName: String) throws(StrataError) -> Int {
+        private var partOfEntity: [String: Int] = [:]
+
+        /// The index in ``parts`` of the part of the store that holds `entityName`.
+        mutating func index(for entityName: String, of coordinator: PersistentStoreCoordinator) throws(StrataError) -> Int {
             if let index = partOfEntity[entityName] { return index }
-            let store = try store(forEntity: entityName)
-            let index: Int
-            if let existing = parts.firstIndex(where: { $0.store === store }) {
-                index = existing
-            } else {
-                parts.append((store, StoreChangeset()))
-                index = parts.count - 1
-            }
+            let store = try coordinator.store(forEntity: entityName)
+            let index = parts.firstIndex { $0.store === store } ?? parts.count
+            if index == parts.count { parts.append((store, StoreChangeset())) }
             partOfEntity[entityName] = index
             return index
         }
-        for index in changes.inserted.indices {
-            try parts[part(for: changes.inserted[index].record.objectID.entityName)].changes.inserted.append(inserted(index))
-        }
-        for (record, changedKeys) in changes.updated {
-            let index = try part(for: record.objectID.entityName)
-            parts[index].changes.updated.append(mapped(record))
-            parts[index].changes.changedKeys.append(changedKeys)
-        }
-        for deleted in changes.deleted {
-            try parts[part(for: deleted.objectID.entityName)].changes.deleted.append(deleted)
-        }
-        return parts.map { ($0.store, $0.changes) }
     }
 
     /// Saves new objects given whole as records with permanent IDs, as one save (a bulk load:
@@ -650,46 +657,42 @@ public final class PersistentStoreCoordinator: Sendable {
     /// of the save as of any other; the rows are not cached.
     /// - Returns: the saved version of each record.
     func insert(_ records: [StoreRecord], from context: UUID?) throws(StrataError) -> [ObjectID: Int64] {
-        let stores = self.stores
-        var parts: [(store: any PersistentStore, changes: StoreChangeset)]
-        if stores.count == 1, stores[0].configurationName == nil {
-            parts = [(stores[0], StoreChangeset(inserted: records))]
+        var parts = StoreParts()
+        if let store = soleStore {
+            parts.parts = [(store, StoreChangeset(inserted: records))]
         } else {
-            parts = []
-            var partOfEntity: [String: Int] = [:]
             for record in records {
-                let entityName = record.objectID.entityName
-                if let index = partOfEntity[entityName] {
-                    parts[index].changes.inserted.append(record)
-                    continue
-                }
-                let store = try store(forEntity: entityName)
-                let index = parts.firstIndex { $0.store === store } ?? parts.count
-                if index == parts.count { parts.append((store, StoreChangeset())) }
-                partOfEntity[entityName] = index
-                parts[index].changes.inserted.append(record)
+                let part = try parts.index(for: record.objectID.entityName, of: self)
+                parts.parts[part].changes.inserted.append(record)
             }
         }
         // No key is reassignable: the records keep theirs or the save fails.
-        let result = try commit(parts.map { ($0.store, $0.changes) })
-        parts.removeAll()
-        let observers = state.withLock { Array($0.observers.values) }
-        if !observers.isEmpty {
+        let result = try commit(parts.parts.map { ($0.store, $0.changes) })
+        parts = StoreParts()
+        broadcast {
             var saved: [ObjectID: StoreRecord] = [:]
             saved.reserveCapacity(records.count)
             for var record in records {
                 record.version = result.versions[record.objectID] ?? record.version
                 saved[record.objectID] = record
             }
-            let notification = SaveNotification(
+            return SaveNotification(
                 inserted: Set(saved.keys), updated: [], deleted: [], changedKeys: [:], records: saved, sourceContext: context)
-            for observer in observers { observer(notification) }
         }
         logger.debug("saved", metadata: ["inserted": "\(records.count)", "updated": "0", "deleted": "0"])
         return result.versions
     }
 
     // MARK: - Save notifications
+
+    /// Calls every observer with the notification `make` builds; builds none when nobody
+    /// observes.
+    private func broadcast(_ make: () -> SaveNotification) {
+        let observers = state.withLock { Array($0.observers.values) }
+        guard !observers.isEmpty else { return }
+        let notification = make()
+        for observer in observers { observer(notification) }
+    }
 
     /// Identifies an observer for ``removeObserver(_:)``.
     public struct ObserverToken: Sendable, Hashable {

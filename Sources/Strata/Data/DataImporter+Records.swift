@@ -16,31 +16,43 @@ extension DataImporter {
     ///   ``sortedByInput(_:)`` place each in the input); a store's error. Nothing is saved then.
     @discardableResult
     public func save() throws(StrataError) -> [String: Int] {
-        if let counts = try saveAsRecords() { return counts }
-        let counts = try finish()
+        var stored: [Key: ObjectID]?
+        if let storeIdentifiers = recordPathStores() {
+            let found = try storedKeys()
+            if found.isEmpty, let counts = try saveAsRecords(storeIdentifiers) { return counts }
+            stored = found
+        }
+        let counts = try finish(stored: stored)
         reportProgress(.saving, completed: 0, total: items.count)
         try context.save()
         return counts
     }
 
-    /// Saves the load as records; nil when it must go through the context. Once saved, the
-    /// importer keeps only what places objects in the input; a save that fails (a broken rule,
-    /// a store's error) leaves the whole load, to be saved again as a failed context save
-    /// leaves the context's changes.
-    private func saveAsRecords() throws(StrataError) -> [String: Int]? {
+    /// By entity, the identifier of the store of its objects' IDs, when the load may be saved
+    /// as records: input without problems, no object made yet, a context without other changes
+    /// and no entity bound to a `ManagedObject` subclass. Nil otherwise.
+    private func recordPathStores() -> [String?]? {
         guard !items.isEmpty, diagnostics.isEmpty, !items.contains(where: { $0.object != nil }), !context.hasChanges else { return nil }
         let coordinator = context.coordinator
-        let entities = entityTables.indices.filter { entityTables[$0] != nil }
         var storeIdentifiers: [String?] = Array(repeating: nil, count: schema.entities.count)
-        for entity in entities {
+        for entity in entityTables.indices where entityTables[entity] != nil {
             let description = schema.entities[entity]
             guard ObjectIdentifier(coordinator.objectClass(for: description.name)) == ObjectIdentifier(ManagedObject.self),
                   let store = try? coordinator.store(forEntity: description.rootName)
             else { return nil }
             storeIdentifiers[entity] = store.storeIdentifier
         }
-        guard try storedKeys().isEmpty, var graph = RecordGraph(resolving: self) else { return nil }
+        return storeIdentifiers
+    }
 
+    /// Saves a load that touches nothing stored as records; nil when it must go through the
+    /// context after all (a problem in its relationships, which the context path reports). Once
+    /// saved, the importer keeps only what places objects in the input; a save that fails (a
+    /// broken rule, a store's error) leaves the whole load, to be saved again as a failed
+    /// context save leaves the context's changes.
+    private func saveAsRecords(_ storeIdentifiers: [String?]) throws(StrataError) -> [String: Int]? {
+        guard var graph = RecordGraph(resolving: self) else { return nil }
+        let coordinator = context.coordinator
         reportProgress(.saving, completed: 0, total: items.count)
         var ids: [ObjectID] = []
         ids.reserveCapacity(items.count)
@@ -81,25 +93,17 @@ extension DataImporter {
         if !failures.isEmpty {
             failures += try coordinator.uniquenessViolations(
                 PersistentStoreCoordinator.Changes(inserted: records.map { ($0, $0.objectID.primaryKey) }, updated: [], deleted: []))
-            throw Self.refused(failures)
+            throw StrataError.saveRefused(failures)
         }
         do {
             _ = try coordinator.insert(records, from: context.identifier)
         } catch where error.code == .validationFailed && !error.failures.isEmpty {
-            throw Self.refused(error.failures)
+            throw StrataError.saveRefused(error.failures)
         }
         // Saved: the relationships are stored (what places objects in the input stays).
         givens = []
         references = []
         return counts
-    }
-
-    /// The error of a save refused for `failures`, as the context's save words it.
-    private static func refused(_ failures: [ValidationFailure]) -> StrataError {
-        StrataError(
-            .validationFailed,
-            "the save was refused: \(failures.count) problem\(failures.count == 1 ? "" : "s") found; nothing was written",
-            failures: failures.sorted { ($0.objectID, $0.key ?? "") < ($1.objectID, $1.key ?? "") })
     }
 
     /// The relationships of a load as indexes of its items, built by the operations the context
@@ -264,8 +268,4 @@ extension DataImporter {
             return memberSets[list]!.contains(member)
         }
     }
-}
-
-private func < (lhs: (ObjectID, String), rhs: (ObjectID, String)) -> Bool {
-    lhs.0 != rhs.0 ? lhs.0 < rhs.0 : lhs.1 < rhs.1
 }

@@ -5,8 +5,14 @@ extension DataImporter {
     /// - Throws: `invalidData` listing every problem, each with its file, line and column.
     @discardableResult
     public func finish() throws(StrataError) -> [String: Int] {
+        try finish(stored: nil)
+    }
+
+    /// ``finish()``, with the stored keys ``storedKeys()`` found already (nil: look them up).
+    func finish(stored known: [Key: ObjectID]?) throws(StrataError) -> [String: Int] {
         makeObjects()
-        let stored = try storedKeys()
+        let stored: [Key: ObjectID]
+        if let known { stored = known } else { stored = try storedKeys() }
         for item in items where !stored.isEmpty && stored[key(of: item)] != nil {
             report("\(schema.entities[item.entity].name) @id \(item.id) already exists in the store", file: item.file, path: path(of: item) + ".@id", location: item.idLocation)
         }
