@@ -115,7 +115,7 @@ struct LoadCommand: ParsableCommand {
         do throws(StrataError) {
             counts = try importer.save()
         } catch {
-            guard error.code == .validationFailed else { throw error }
+            guard error.code == .validationFailed, !error.failures.isEmpty else { throw error }
             var lines = ["the data breaks the model's rules; nothing was written:"]
             for failure in importer.sortedByInput(error.failures) {
                 lines.append("  \(importer.describe(failure.objectID) ?? failure.objectID.description): \(failure.key.map { "\($0): " } ?? "")\(failure.message)")

@@ -83,6 +83,33 @@ struct ConcurrentUseTests {
         // Only the stores are left: no temporary files, logs or indexes of a store nobody has open.
         #expect(try workspace.listing().filter { $0.contains("sqlite") } == (0..<rounds).map { "people\($0).sqlite" })
     }
+
+    /// Two loads of the same `@id`s at once into an existing store: one wins whole, the other
+    /// fails saying which key is taken (whether it saw the other's objects before its save or
+    /// met them in it), and nothing of it is written.
+    @Test func twoLoadsOfTheSameKeysAtOnceKeepOneWholeAndSayWhy() throws {
+        let workspace = try Workspace(schemas: ["People"])
+        let batch = 300
+        try workspace.write("empty.json", #"{"objects": {}}"#)
+        try workspace.write("a.json", Self.people(from: 1, count: batch))
+        try workspace.write("b.json", Self.people(from: 1, count: batch).replacingOccurrences(of: "\"batch\"", with: "\"other\""))
+        for round in 0..<4 {
+            let store = "people\(round).sqlite"
+            #expect(try workspace.run("load", "--schema", "People.json", store, "empty.json").status == 0)
+            let second = SharedValue<StrataRun?>(nil)
+            let other = Self.inBackground { second.set(try workspace.run("load", "--schema", "People.json", store, "b.json")) }
+            let first = try workspace.run("load", "--schema", "People.json", store, "a.json")
+            other.wait()
+            let runs = [first, try #require(second.get())]
+            #expect(runs.map(\.status).sorted() == [0, 1], "round \(round): \(runs.map(\.stderr))")
+            let failed = try #require(runs.first { $0.status != 0 })
+            #expect(failed.stderr.contains("already exists"), "round \(round): \(failed.stderr)")
+            #expect(try Self.count(workspace, store) == batch)
+            let lastNames = try workspace.run("query", store, "Person", "--format", "json")
+            let winner = runs[0].status == 0 ? "batch" : "other"
+            #expect(lastNames.stdout.components(separatedBy: "\"lastName\": \"\(winner)\"").count - 1 == batch, "round \(round)")
+        }
+    }
 }
 
 /// A flag one thread sets and others read.
