@@ -60,6 +60,37 @@ import Testing
         #expect(person.objectID.primaryKey == 4)
     }
 
+    /// A load of hundreds of objects of each kind, so that rows go in inserts of many rows and
+    /// join tables' rows wait to go in them too: stored as `save()` stores it.
+    @Test func aLargeLoadIsStreamedAsSaveStoresIt() throws {
+        var generator = BulkLoadGeneratedTests.Generator(state: 12)
+        let people = 700, clubs = 40, tracks = 500, playlists = 60
+        func some(_ count: Int, of range: ClosedRange<Int>) -> String {
+            var picked: [Int] = []
+            while picked.count < count {
+                let next = Int.random(in: range, using: &generator)
+                if !picked.contains(next) { picked.append(next) }
+            }
+            return "[" + picked.map(String.init).joined(separator: ", ") + "]"
+        }
+        var sections: [String] = []
+        sections.append("\"Person\": [" + (1...people).map { id in
+            "{\"@id\": \(id), \"name\": \"p\(id)\", \"clubs\": \(some(Int.random(in: 0...3, using: &generator), of: 1...clubs)), \"department\": \(id % 7 + 1)"
+                + (id % 5 == 0 ? ", \"mentor\": \(id / 5)" : "") + "}"
+        }.joined(separator: ", ") + "]")
+        sections.append("\"Department\": [" + (1...7).map { "{\"@id\": \($0), \"name\": \"d\($0)\"}" }.joined(separator: ", ") + "]")
+        sections.append("\"Club\": [" + (1...clubs).map { "{\"@id\": \($0), \"name\": \"c\($0)\"}" }.joined(separator: ", ") + "]")
+        sections.append("\"Track\": [" + (1...tracks).map { "{\"@id\": \($0), \"title\": \"t\($0)\"}" }.joined(separator: ", ") + "]")
+        sections.append("\"Playlist\": [" + (1...playlists).map { id in
+            "{\"@id\": \(id), \"name\": \"l\(id)\", \"tracks\": \(some(Int.random(in: 0...40, using: &generator), of: 1...tracks))}"
+        }.joined(separator: ", ") + "]")
+        let data = "{\"objects\": {" + sections.joined(separator: ", ") + "}}"
+        let (streamed, saved, counts, wasStreamed, _) = try loadBothWays(Models.graph, data)
+        #expect(wasStreamed)
+        #expect(counts == ["Person": people, "Department": 7, "Club": clubs, "Track": tracks, "Playlist": playlists])
+        #expect(streamed == saved)
+    }
+
     /// Every attribute type, and a hierarchy whose to-ones need the destination's entity: a
     /// store's dump, loaded again, is streamed into what the ordinary load stores.
     @Test(arguments: [("allTypes", Models.allTypes), ("inheritance", Models.inheritance)])

@@ -177,6 +177,9 @@ package final class Database {
 
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// The most parameters one statement may have on this connection (SQLITE_LIMIT_VARIABLE_NUMBER).
+    var parameterLimit: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
+
     /// The names of the database's tables.
     package func tableNames() throws(StrataError) -> Set<String> {
         Set(try rows("SELECT name FROM sqlite_master WHERE type = 'table'", []) { $0.text(0) })

@@ -62,6 +62,11 @@ extension SQLiteStore: BulkLoadingStore {
         struct Entity {
             let layout: EntityLayout
             let insert: Statement
+            /// The insert of ``BulkLoad/rowsPerInsert`` rows at once (nil when that many rows
+            /// would pass the connection's limit of parameters).
+            let insertMany: Statement?
+            /// The parameters of one row of the inserts.
+            let parameters: Int32
             /// By ``EntityLayout/writtenValues`` index: the relationship position of a
             /// `toOneKey` (nil for other values).
             let toOnePositions: [Int?]
@@ -76,8 +81,10 @@ extension SQLiteStore: BulkLoadingStore {
             /// The members' rows (`?1`) point to the owner (`?2`, its entity `?3`), at
             /// position `?4`.
             case foreignKey(update: Statement, hasEntityColumn: Bool)
-            /// Rows of a join table: `?1` the owner, `?2` the member, `?3` the position.
-            case joinTable(insert: Statement, isOrdered: Bool)
+            /// Rows of a join table: `?1` the owner, `?2` the member, `?3` the position; and the
+            /// insert of ``BulkLoad/rowsPerInsert`` of them at once, numbered `buffer` among the
+            /// join tables' buffers of rows waiting.
+            case joinTable(insert: Statement, isOrdered: Bool, insertMany: Statement, buffer: Int)
             case byInverse
         }
 
@@ -99,25 +106,130 @@ extension SQLiteStore: BulkLoadingStore {
                     guard case .toOneKey(let name) = written else { return nil }
                     return description.relationshipPosition(of: name)
                 }
+                let parameters = Int32(layout.insertSQL.utf8.count(where: { $0 == UInt8(ascii: "?") }))
                 entities[index] = Entity(
-                    layout: layout, insert: try statement(layout.insertSQL), toOnePositions: toOnePositions,
+                    layout: layout, insert: try statement(layout.insertSQL),
+                    insertMany: Int(parameters) * Self.rowsPerInsert > database.parameterLimit
+                        ? nil : try statement(Self.repeated(layout.insertSQL, parameters: Int(parameters))),
+                    parameters: parameters, toOnePositions: toOnePositions,
                     plans: try description.relationships.map { (relationship) throws(StrataError) in try plan(of: relationship, in: layout) })
             }
-            writer = BulkRowWriter { [unowned self] (batch) throws(StrataError) in
-                var members: [(entity: Int, key: Int64)] = []
-                for operation in batch.operations {
-                    switch operation {
-                    case .insert(let entity, let key, let values, let keys):
-                        try write(entity: entity, key: key, values: values) { position in
-                            let key = batch.keys[keys.lowerBound + position]
-                            return key == 0 ? nil : key
+            writer = BulkRowWriter { [unowned self] (batch) throws(StrataError) in try write(batch) }
+        }
+
+        /// How many rows one statement inserts, for runs of rows of one entity and rows of
+        /// one join table: a statement's own cost (its reset, its step, SQLite's checks around
+        /// them) was about a third of each row's.
+        static let rowsPerInsert = 32
+
+        /// An `INSERT … VALUES (…)` of one row made an insert of ``rowsPerInsert`` rows.
+        private static func repeated(_ insert: String, parameters: Int) -> String {
+            let row = "(" + Array(repeating: "?", count: parameters).joined(separator: ", ") + ")"
+            return insert + String(repeating: ", " + row, count: rowsPerInsert - 1)
+        }
+
+        /// Rows of one join table waiting to be inserted together (`columns` values each).
+        struct JoinBuffer {
+            let columns: Int
+            var values: [Int64] = []
+        }
+
+        private var joinBuffers: [JoinBuffer] = []
+
+        /// Writes a batch in order — but a run of rows of one entity goes in inserts of many
+        /// rows, and join tables' rows (which no other write reads) wait to go in inserts of
+        /// many rows too, until the batch ends or the indexes are built.
+        private func write(_ batch: BulkRowWriter.Batch) throws(StrataError) {
+            var members: [(entity: Int, key: Int64)] = []
+            var run: [Int] = []
+            func flushRun() throws(StrataError) {
+                guard !run.isEmpty else { return }
+                try insert(run, of: batch)
+                run.removeAll(keepingCapacity: true)
+            }
+            for (position, operation) in batch.operations.enumerated() {
+                switch operation {
+                case .insert(let entity, _, _, _):
+                    if let first = run.first, case .insert(let runEntity, _, _, _) = batch.operations[first],
+                       runEntity != entity || run.count == Self.rowsPerInsert {
+                        try flushRun()
+                    }
+                    run.append(position)
+                case .relate(let entity, let key, let relationship, let keys):
+                    if let plan = self.entity(entity)?.plans[relationship], case .joinTable(_, let isOrdered, _, let buffer) = plan {
+                        for (offset, index) in keys.enumerated() {
+                            joinBuffers[buffer].values.append(key)
+                            joinBuffers[buffer].values.append(batch.keys[index])
+                            if isOrdered { joinBuffers[buffer].values.append(Int64(offset)) }
                         }
-                    case .relate(let entity, let key, let relationship, let keys):
-                        members.removeAll(keepingCapacity: true)
-                        for index in keys { members.append((batch.entities[index], batch.keys[index])) }
-                        try write(entity: entity, key: key, relationship: relationship, members: members)
-                    case .completeRows:
-                        try buildIndexes()
+                        if joinBuffers[buffer].values.count >= Self.rowsPerInsert * joinBuffers[buffer].columns {
+                            try flushJoins(plan, all: false)
+                        }
+                        continue
+                    }
+                    try flushRun()
+                    members.removeAll(keepingCapacity: true)
+                    for index in keys { members.append((batch.entities[index], batch.keys[index])) }
+                    try write(entity: entity, key: key, relationship: relationship, members: members)
+                case .completeRows:
+                    try flushRun()
+                    try flushAllJoins()
+                    try buildIndexes()
+                }
+            }
+            try flushRun()
+            try flushAllJoins()
+        }
+
+        /// Inserts the rows of a run of one entity's inserts in `batch`.
+        private func insert(_ run: [Int], of batch: BulkRowWriter.Batch) throws(StrataError) {
+            guard case .insert(let index, _, _, _) = batch.operations[run[0]], let entity = entity(index) else {
+                throw StrataError(.unknownEntity, "this SQLite store holds no entity", file: store.url?.path)
+            }
+            var start = 0
+            while start < run.count {
+                let many = run.count - start >= Self.rowsPerInsert && entity.insertMany != nil
+                let statement = many ? entity.insertMany! : entity.insert
+                let count = many ? Self.rowsPerInsert : 1
+                try statement.prepareForBinding()
+                for row in 0..<count {
+                    guard case .insert(_, let key, let values, let keys) = batch.operations[run[start + row]] else { continue }
+                    try bind(entity, key: key, values: values, to: statement, from: Int32(row) * entity.parameters) { position in
+                        let key = batch.keys[keys.lowerBound + position]
+                        return key == 0 ? nil : key
+                    }
+                    if key > highestKeys[index] { highestKeys[index] = key }
+                }
+                try step(statement, entity.layout)
+                start += count
+            }
+        }
+
+        /// Inserts the join rows waiting in a plan's buffer: as many whole inserts of many rows
+        /// as they fill, and with `all`, the rest one by one.
+        private func flushJoins(_ plan: Plan, all: Bool) throws(StrataError) {
+            guard case .joinTable(let single, _, let many, let buffer) = plan else { return }
+            let columns = joinBuffers[buffer].columns
+            let values = joinBuffers[buffer].values
+            var start = 0
+            while values.count - start >= Self.rowsPerInsert * columns || (all && start < values.count) {
+                let whole = values.count - start >= Self.rowsPerInsert * columns
+                let statement = whole ? many : single
+                let count = (whole ? Self.rowsPerInsert : 1) * columns
+                try statement.prepareForBinding()
+                for offset in 0..<count { try statement.bindInteger(values[start + offset], at: Int32(offset + 1)) }
+                try statement.runBound()
+                start += count
+            }
+            joinBuffers[buffer].values.removeFirst(start)
+        }
+
+        private func flushAllJoins() throws(StrataError) {
+            guard joinBuffers.contains(where: { !$0.values.isEmpty }) else { return }
+            for entity in entities.compactMap({ $0 }) {
+                for case let plan? in entity.plans {
+                    if case .joinTable(_, _, _, let buffer) = plan, !joinBuffers[buffer].values.isEmpty {
+                        try flushJoins(plan, all: true)
                     }
                 }
             }
@@ -187,12 +299,17 @@ extension SQLiteStore: BulkLoadingStore {
                 // Each pair is in the lists of both sides: the owning side writes it, and an
                 // ordered side its own position.
                 if own != "source" && orderColumn == nil { return .byInverse }
-                let insert = if let orderColumn {
-                    "INSERT INTO \(quoted(joinTable)) (\(quoted(own)), \(quoted(other)), \(quoted(orderColumn))) VALUES (?1, ?2, ?3) ON CONFLICT (\"source\", \"destination\") DO UPDATE SET \(quoted(orderColumn)) = excluded.\(quoted(orderColumn))"
+                let columns = [own, other] + (orderColumn.map { [$0] } ?? [])
+                let conflict = if let orderColumn {
+                    " ON CONFLICT (\"source\", \"destination\") DO UPDATE SET \(quoted(orderColumn)) = excluded.\(quoted(orderColumn))"
                 } else {
-                    "INSERT INTO \(quoted(joinTable)) (\(quoted(own)), \(quoted(other))) VALUES (?1, ?2) ON CONFLICT (\"source\", \"destination\") DO NOTHING"
+                    " ON CONFLICT (\"source\", \"destination\") DO NOTHING"
                 }
-                return .joinTable(insert: try statement(insert), isOrdered: orderColumn != nil)
+                let insert = "INSERT INTO \(quoted(joinTable)) (\(columns.map(quoted).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+                joinBuffers.append(JoinBuffer(columns: columns.count))
+                return .joinTable(
+                    insert: try statement(insert + conflict), isOrdered: orderColumn != nil,
+                    insertMany: try statement(Self.repeated(insert, parameters: columns.count) + conflict), buffer: joinBuffers.count - 1)
             case nil:
                 return nil
             }
@@ -221,10 +338,21 @@ extension SQLiteStore: BulkLoadingStore {
             guard let entity = entity(index) else {
                 throw StrataError(.unknownEntity, "this SQLite store holds no entity '\(schema.entities[index].name)'", file: store.url?.path)
             }
+            try entity.insert.prepareForBinding()
+            try bind(entity, key: key, values: values, to: entity.insert, from: 0, toOneKey: toOneKey)
+            try step(entity.insert, entity.layout)
+            if key > highestKeys[index] { highestKeys[index] = key }
+        }
+
+        /// Binds one row of an insert, its parameters after `base`.
+        private func bind(_ entity: Entity, key: Int64, values: AttributeValues, to insert: Statement, from base: Int32, toOneKey: (Int) -> Int64?) throws(StrataError) {
             let layout = entity.layout
-            let insert = entity.insert
-            try insert.prepareForBinding()
-            var parameter = try layout.bindKey(key, to: insert, withEntityAt: 2)
+            try insert.bindInteger(key, at: base + 1)
+            var parameter = base + 2
+            if layout.table.hasEntityColumn {
+                try insert.bindText(layout.entity.name, at: parameter)
+                parameter += 1
+            }
             try insert.bindInteger(1, at: parameter)
             parameter += 1
             var binder = AttributeBinder(attributes: values)
@@ -247,15 +375,17 @@ extension SQLiteStore: BulkLoadingStore {
                 try insert.bind(.null, at: parameter)
                 parameter += 1
             }
+        }
+
+        private func step(_ insert: Statement, _ layout: EntityLayout) throws(StrataError) {
             do {
                 try insert.stepToEnd()
             } catch {
                 if database.lastErrorCode == Database.constraintPrimaryKey {
-                    throw StrataError(.validationFailed, "an object with primary key \(key) already exists in the '\(layout.rootName)' hierarchy", file: store.url?.path)
+                    throw StrataError(.validationFailed, "an object's primary key is taken already in the '\(layout.rootName)' hierarchy", file: store.url?.path)
                 }
                 throw error
             }
-            if key > highestKeys[index] { highestKeys[index] = key }
         }
 
         func relate(entity index: Int, key: Int64, relationship: Int, members: [(entity: Int, key: Int64)]) throws(StrataError) {
@@ -309,7 +439,7 @@ extension SQLiteStore: BulkLoadingStore {
                     try statement.bindInteger(Int64(position), at: 4)
                     try statement.runBound()
                 }
-            case .joinTable(let statement, let isOrdered):
+            case .joinTable(let statement, let isOrdered, _, _):
                 for (position, member) in members.enumerated() {
                     try statement.prepareForBinding()
                     try statement.bindInteger(key, at: 1)
