@@ -572,3 +572,31 @@ package struct PredicateEvaluator<Subject> {
         }
     }
 }
+
+extension PredicateEvaluator where Subject == Never {
+    /// The value of a key path on a constant, as the evaluator walks it: collection operators on
+    /// an array (`@count`, `@sum` …); any other key of a value is nil.
+    package static func value(ofKeyPath path: [String], on value: PredicateValue) -> PredicateValue {
+        guard !path.isEmpty, path.count <= FetchPredicate.maximumKeyPathLength else { return path.isEmpty ? value : .null }
+        guard let result = try? PredicateEvaluator<Void>.withoutObjects.walk(PredicateEvaluator<Void>.lift(value), path[...]) else { return .null }
+        return constant(result)
+    }
+
+    private static func constant(_ value: EvaluatedValue<Void>) -> PredicateValue {
+        switch value {
+        case .null, .object: .null
+        case .scalar(let scalar): scalar
+        case .collection(let members): .array(members.map(constant))
+        }
+    }
+}
+
+extension PredicateEvaluator where Subject == Void {
+    /// An evaluator for predicates and key paths that reach no object (all of whose key paths
+    /// start from constants): its accessor is never asked.
+    package static var withoutObjects: PredicateEvaluator<Void> {
+        PredicateEvaluator(GraphAccessor<Void>(
+            entity: { EntityDescription(name: "") }, objectID: { ObjectID(temporaryFor: "") }, attribute: { _, _ in nil },
+            toOne: { _, _ in nil }, toMany: { _, _ in [] }))
+    }
+}
