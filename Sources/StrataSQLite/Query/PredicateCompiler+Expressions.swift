@@ -124,6 +124,9 @@ extension PredicateCompiler {
             let mapped = try walk(rows.element, path)
             switch mapped {
             case .rows(let inner):
+                // Each member's distinct values, joined: flattened, they would be deduplicated
+                // across members too.
+                guard !inner.distinct else { throw Unsupported(reason: "distinct values of each member of a collection") }
                 guard let owner = inner.nullWhenNil else {
                     let leftover = rows.scope.absorb(inner.scope, on: inner.conditions)
                     try checkTables(rows.scope)
