@@ -58,9 +58,8 @@ extension FetchPredicate {
 ///             | SUBQUERY "(" expression "," $var "," predicate ")" ["." keyPath]
 ///             | name [":" (name ":")*] "(" [expression ("," expression)*] ")"
 /// ```
-/// A `(` where a predicate may start opens a predicate when what it holds is one and what
-/// follows its `)` cannot continue an expression; otherwise it opens an expression
-/// (`(price + tax) * 2 > 10`).
+/// A `(` where a predicate may start opens an expression when what follows its matching `)`
+/// continues one (`(price + tax) * 2 > 10`), and a predicate otherwise.
 struct PredicateParser {
     static let reservedWords: Set<String> = [
         "AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH",
@@ -161,39 +160,42 @@ struct PredicateParser {
     }
 
     /// A `(` that opens either a predicate (`(a > 1 OR b) AND c`) or the left side of a
-    /// comparison (`(a + b) * 2 > c`): a predicate when what it holds is one and what follows
-    /// cannot continue an expression. When neither reading parses, the error of the one that got
-    /// further is reported.
+    /// comparison (`(a + b) * 2 > c`): the left side when what follows its matching `)` continues
+    /// an expression. Deciding by looking ahead, rather than by trying one reading and then the
+    /// other, keeps parsing linear however the two nest (a SUBQUERY inside parentheses inside a
+    /// SUBQUERY …).
     private mutating func parsePredicateOrExpression() throws -> FetchPredicate {
-        let start = self
-        do {
-            let inner = try parseParenthesized()
-            guard continuesExpression else { return inner }
-            let after = self
-            self = start
-            do {
-                return .comparison(try parseComparison())
-            } catch let error as PredicateSyntaxError {
-                if error.column > column(after.token.start) { throw error }
-                self = after
-                return inner
-            }
-        } catch let predicateError as PredicateSyntaxError {
-            self = start
-            do {
-                return .comparison(try parseComparison())
-            } catch let expressionError as PredicateSyntaxError {
-                throw expressionError.column > predicateError.column ? expressionError : predicateError
-            }
-        }
+        if parenthesesOpenAnExpression() { return .comparison(try parseComparison()) }
+        return try parseParenthesized()
     }
 
-    /// Whether the token can continue an expression (an operator, a subscript), so that what
+    /// Whether the token after the `)` matching the current `(` continues an expression. A format
+    /// that ends or cannot be read before then, or that nests deeper than the parser allows, is
+    /// read as a predicate, which reports the problem.
+    private func parenthesesOpenAnExpression() -> Bool {
+        var scanner = lexer
+        var open = 1
+        while open > 0 {
+            guard let next = try? scanner.next() else { return false }
+            switch next.kind {
+            case .leftParen:
+                open += 1
+                if depth + open > PredicateSyntaxError.maximumNestingDepth { return false }
+            case .rightParen: open -= 1
+            case .end: return false
+            default: break
+            }
+        }
+        guard let after = try? scanner.next() else { return false }
+        return Self.continuesExpression(after.kind)
+    }
+
+    /// Whether a token can continue an expression (an operator, a subscript), so that what
     /// stands before it cannot be a whole predicate.
-    private var continuesExpression: Bool {
-        switch token.kind {
+    private static func continuesExpression(_ kind: PredicateToken.Kind) -> Bool {
+        switch kind {
         case .plus, .minus, .star, .slash, .power, .leftBracket, .dot, .comparison: return true
-        default: return comparisonOperator() != nil
+        default: return comparisonOperator(kind) != nil
         }
     }
 
@@ -255,11 +257,15 @@ struct PredicateParser {
     }
 
     private func comparisonOperator() -> ComparisonOperator? {
-        switch token.kind {
+        Self.comparisonOperator(token.kind)
+    }
+
+    private static func comparisonOperator(_ kind: PredicateToken.Kind) -> ComparisonOperator? {
+        switch kind {
         case .comparison(let op): return op
         case .word(let word):
             guard let op = ComparisonOperator(rawValue: word.uppercased()) else { return nil }
-            return Self.keywordOperators.contains(op) ? op : nil
+            return keywordOperators.contains(op) ? op : nil
         default: return nil
         }
     }
