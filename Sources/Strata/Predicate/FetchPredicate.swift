@@ -7,7 +7,12 @@ public import Foundation
 /// ```swift
 /// let p1: FetchPredicate = .key("priority") >= 3 && FetchExpression.key("title").beginsWith("Buy", options: .caseInsensitive)
 /// let p2 = try FetchPredicate(format: "priority >= %@ AND title BEGINSWITH[c] %@", 3, "Buy")
+/// let p3 = try FetchPredicate(format: "price * quantity > $limit AND steps[LAST].done == NO")
+///     .withSubstitutionVariables(["limit": 100])
 /// ```
+/// Expressions include arithmetic (`+ - * / **`, unary `-`), the functions of
+/// ``PredicateFunction`` (`sum:(items.price)`, `lowercase:(name)`, `now()`), subscripts of
+/// ordered to-manys (``PredicateIndex``) and `@distinctUnionOfObjects`.
 public indirect enum FetchPredicate: Sendable, Hashable {
     /// `TRUEPREDICATE` / `FALSEPREDICATE`.
     case constant(Bool)

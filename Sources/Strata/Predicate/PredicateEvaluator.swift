@@ -48,7 +48,17 @@ package enum EvaluatedValue<Subject> {
 ///   ``StringMatching``.
 /// - `@count` counts, `@sum` adds (0 for an empty collection), `@avg`, `@min` and `@max` are nil
 ///   for an empty collection; nil members are skipped. `@min` and `@max` follow the sort order,
-///   in which NaN comes after every number.
+///   in which NaN comes after every number. Like every collection operator,
+///   `@distinctUnionOfObjects.key` applies to the members of the last to-many before it: the
+///   distinct non-nil values of `key` over them, in the order they first appear (`1` and `1.0`
+///   are one value, objects are distinct by identity).
+/// - Functions and arithmetic follow ``PredicateFunction`` (nil in, nil out; integers exact
+///   until they overflow; division by zero is nil). An aggregate function of a nil collection is
+///   that of an empty one (`count:(author.books)` is 0 without an author, where
+///   `author.books.@count` is nil).
+/// - A subscript (`steps[FIRST]`, `[LAST]`, `[SIZE]`, `[n]`) picks from the members in their
+///   order, counting from 0; a position past the end is nil. A `$variable` without a value is an
+///   error that names it.
 package struct PredicateEvaluator<Subject> {
     package let access: GraphAccessor<Subject>
 
