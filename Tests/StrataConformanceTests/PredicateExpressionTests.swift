@@ -118,6 +118,11 @@ import Testing
             (Self.parsed("album.songs[LAST] == SELF"), ["a"]),
             (Self.parsed("album.songs[SIZE] == 0"), ["c"]),
             (Self.parsed("{title, 'z'}[LAST] == 'z'"), ["a", "b", "c", "d"]),
+            (Self.parsed("SUBQUERY(playlists, $p, $p.tracks[FIRST].title == 'd').@count > 0"), ["a", "c", "d"]),
+            // The subscript applies to the whole collection before it: all the tracks of the
+            // track's playlists (mix has 3, other 2).
+            (Self.parsed("playlists.tracks[SIZE] == 5"), ["c", "d"]),
+            (Self.parsed("playlists.tracks[SIZE] == 3"), ["a"]),
         ]
         try fixture.verifyStored { context throws in
             try Self.check(playlists, entity: "Playlist", key: "name", in: context)
