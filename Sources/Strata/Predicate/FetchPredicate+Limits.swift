@@ -4,7 +4,8 @@ extension FetchPredicate {
     public static let maximumKeyPathLength = 100
 
     /// How deeply a predicate may nest, counted as the levels of `AND`, `OR`, `NOT`,
-    /// `SUBQUERY` and arrays from its top to its deepest part. Every predicate the parser reads
+    /// `SUBQUERY`, arrays, functions (arithmetic included) and subscripts from its top to its
+    /// deepest part. Every predicate the parser reads
     /// fits (it allows ``PredicateSyntaxError/maximumNestingDepth`` levels of parentheses and
     /// the like, at most three tree levels each); a deeper one built in code is refused before
     /// a fetch runs, with the same error on every store.

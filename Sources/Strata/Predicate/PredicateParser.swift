@@ -319,10 +319,15 @@ struct PredicateParser {
 
     // MARK: Expressions
 
-    /// `term (("+" | "-") term)*`, left to right.
+    /// `term (("+" | "-") term)*`, left to right. Each operator of a run nests the tree one level
+    /// deeper, so each counts toward the nesting limit.
     private mutating func parseExpression(expecting expected: String) throws -> FetchExpression {
         var left = try parseTerm(expecting: expected)
+        var chained = 0
+        defer { depth -= chained }
         while let function = additiveOperator {
+            try nest()
+            chained += 1
             try advance()
             left = .function(function, [left, try parseTerm(expecting: "a value")])
         }
@@ -337,10 +342,14 @@ struct PredicateParser {
         }
     }
 
-    /// `unary (("*" | "/") unary)*`, left to right.
+    /// `unary (("*" | "/") unary)*`, left to right, each operator a level of nesting.
     private mutating func parseTerm(expecting expected: String) throws -> FetchExpression {
         var left = try parseUnary(expecting: expected)
+        var chained = 0
+        defer { depth -= chained }
         while let function = multiplicativeOperator {
+            try nest()
+            chained += 1
             try advance()
             left = .function(function, [left, try parseUnary(expecting: "a value")])
         }
@@ -383,13 +392,16 @@ struct PredicateParser {
         return .function(.raise, [base, try parseUnary(expecting: "a value")])
     }
 
-    /// Subscripts after a primary expression: `steps[FIRST].name`, `nums[2]`.
+    /// Subscripts after a primary expression: `steps[FIRST].name`, `nums[2]`, each a level of
+    /// nesting.
     private mutating func parsePostfix(_ primary: FetchExpression) throws -> FetchExpression {
         var expression = primary
+        var chained = 0
+        defer { depth -= chained }
         while token.kind == .leftBracket {
             let open = token.start
             try nest()
-            defer { depth -= 1 }
+            chained += 1
             try advance()
             let index = try parseIndex()
             try expectClosing(.rightBracket, opener: "'['", at: open)
