@@ -87,6 +87,13 @@ package struct PredicateEvaluator<Subject> {
         try walk(.object(subject), path[...])
     }
 
+    /// The value of an expression on an object (arithmetic, functions, key paths …), as a
+    /// comparison would see it: for projections of expressions evaluated in memory.
+    /// - Throws: as ``evaluate(_:on:)``, and for a `$variable` without a value.
+    package func value(of expression: FetchExpression, on subject: Subject) throws(StrataError) -> EvaluatedValue<Subject> {
+        try value(of: expression, on: subject, variables: [:], depth: 0)
+    }
+
     /// `depth`: the levels of `AND`, `OR`, `NOT`, `SUBQUERY` and arrays above `predicate`.
     private func evaluate(
         _ predicate: FetchPredicate, on subject: Subject, variables: [String: EvaluatedValue<Subject>], depth: Int

@@ -394,3 +394,23 @@ extension PredicateEvaluatorTests {
         #expect(graph.holds(parsed("SUBQUERY(tags, $t, $t.name == 'x').@count == 0"), book))
     }
 }
+
+extension PredicateEvaluatorTests {
+    /// The value of an expression on its own, for projections evaluated in memory.
+    @Test func valueOfAnExpression() throws {
+        let graph = Graph()
+        let book = graph.book("Dune", pages: 412, tags: ["a", "b"])
+        func value(_ expression: FetchExpression) throws -> PredicateValue? {
+            switch try graph.evaluator.value(of: expression, on: book) {
+            case .null: return .null
+            case .scalar(let value): return value
+            case .collection(let members): return .array(members.map { if case .scalar(let v) = $0 { v } else { .null } })
+            case .object: return nil
+            }
+        }
+        #expect(try value(.key("pages") * 2 + 1) == .integer(825))
+        #expect(try value(.call(.uppercase, .key("tags.name"))) == ["A", "B"])
+        #expect(try value(FetchExpression.key("tags")[.size]) == .integer(2))
+        #expect(throws: StrataError.self) { try value(.variable("x")) }
+    }
+}
