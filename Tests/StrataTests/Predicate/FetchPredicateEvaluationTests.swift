@@ -42,6 +42,23 @@ import Testing
         #expect(throws: StrataError.self) { try wrongArity.evaluate(with: book) }
     }
 
+    /// The functions and operators of Apple's predicate grammar, each written as the
+    /// documentation writes it, hold.
+    @Test(arguments: [
+        "1 + 2 * 3 == 7", "(1 + 2) * 3 == 9", "10 / 4 == 2.5", "2 ** 3 == 8", "-2 < 0", "- -2 == 2", "7 - 2 - 1 == 4",
+        "sum:({1, 2, 3}) == 6", "count:({1, 2, 3}) == 3", "min:({4, 2, 3}) == 2", "max:({1, 5, 3}) == 5",
+        "average:({1, 2, 3}) == 2", "median:({5, 1, 3}) == 3", "stddev:({2, 4, 4, 4, 5, 5, 7, 9}) == 2",
+        "add:to:(1, 2) == 3", "from:subtract:(5, 2) == 3", "multiply:by:(2, 3) == 6", "divide:by:(6, 4) == 1.5",
+        "modulus:by:(7, 3) == 1", "raise:toPower:(2, 10) == 1024", "sqrt:(16) == 4", "abs:(-3) == 3", "floor:(2.5) == 2",
+        "ceiling:(2.5) == 3", "trunc:(-2.5) == -2", "exp:(0) == 1", "ln:(1) == 0", "log:(100) == 2",
+        "uppercase:('abc') == 'ABC'", "lowercase:('ABC') == 'abc'", "length:('abc') == 3", "now() > CAST(0, 'NSDate')",
+        "sum({1, 2}) == 3", "{1, 2, 3}[FIRST] == 1", "{1, 2, 3}[LAST] == 3", "{1, 2, 3}[SIZE] == 3", "{1, 2, 3}[1] == 2",
+        "noindex:(1) == 1", "1 / 0 == nil",
+    ])
+    func appleGrammarExamples(format: String) throws {
+        #expect(try FetchPredicate(format: format).evaluate(with: [:]))
+    }
+
     @Test func onADictionary() throws {
         let values: [String: any PredicateArgument] = ["age": 20, "name": "Ann", "tags": ["a", "b"], "address.city": "Oslo", "score": Double?.none]
         let cases: [(String, Bool)] = [
