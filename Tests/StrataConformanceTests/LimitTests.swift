@@ -172,6 +172,24 @@ import Testing
         #expect(throws: StrataError(.invalidPredicate, Self.tooDeep)) { try Self.numbers(fixture, subqueries(FetchPredicate.maximumDepth + 1)) }
     }
 
+    /// Arithmetic built in code nests like the rest: to the limit it is answered (on SQLite, in
+    /// SQL or in memory), one more level is the same error on every store.
+    @Test(arguments: StoreKind.all)
+    func arithmeticNestedToTheLimit(_ kind: StoreKind) throws {
+        try Self.onBoundedStack { try Self.arithmeticNestedToTheLimit(Self.chain(kind, count: 4)) }
+    }
+
+    static func arithmeticNestedToTheLimit(_ fixture: StoreFixture) throws {
+        func plusOnes(_ count: Int) -> FetchExpression {
+            var expression = FetchExpression.key("n")
+            for _ in 0..<count { expression = expression + 1 }
+            return expression
+        }
+        let limit = FetchPredicate.maximumDepth
+        #expect(try Self.numbers(fixture, plusOnes(limit) == limit + 2) == [2])
+        #expect(throws: StrataError(.invalidPredicate, Self.tooDeep)) { try Self.numbers(fixture, plusOnes(limit + 1) == 0) }
+    }
+
     static let tooDeep = "the predicate nests more than 256 levels deep (AND, OR, NOT, SUBQUERY and arrays); flatten it, for example with IN instead of nested ORs"
 
     /// W1: ICU gives up on `(a+)+c` over 25 `a`s and reports no match, though `a*!` matches:

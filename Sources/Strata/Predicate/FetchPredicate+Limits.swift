@@ -4,7 +4,8 @@ extension FetchPredicate {
     public static let maximumKeyPathLength = 100
 
     /// How deeply a predicate may nest, counted as the levels of `AND`, `OR`, `NOT`,
-    /// `SUBQUERY` and arrays from its top to its deepest part. Every predicate the parser reads
+    /// `SUBQUERY`, arrays, functions (arithmetic included) and subscripts from its top to its
+    /// deepest part. Every predicate the parser reads
     /// fits (it allows ``PredicateSyntaxError/maximumNestingDepth`` levels of parentheses and
     /// the like, at most three tree levels each); a deeper one built in code is refused before
     /// a fetch runs, with the same error on every store.
@@ -25,6 +26,16 @@ package enum PredicateLimit {
         StrataError(
             .invalidPredicate,
             "the predicate nests more than \(FetchPredicate.maximumDepth) levels deep (AND, OR, NOT, SUBQUERY and arrays); flatten it, for example with IN instead of nested ORs")
+    }
+
+    package static func unboundVariable(_ name: String) -> StrataError {
+        StrataError(
+            .invalidPredicate,
+            "the predicate has the variable $\(name), which has no value; give it one with withSubstitutionVariables([\"\(name)\": …]) before evaluating or fetching")
+    }
+
+    package static func wrongArity(_ function: PredicateFunction, _ count: Int) -> StrataError {
+        StrataError(.invalidPredicate, "\(function.rawValue) takes \(function.arity) argument\(function.arity == 1 ? "" : "s"), not \(count)")
     }
 
     package static func regexFailed(_ failure: RegexRule.Failure) -> StrataError {

@@ -14,16 +14,17 @@ public struct PredicateSyntaxError: Error, Sendable, Hashable, CustomStringConve
         case invalidToken
         /// Tokens in an order the grammar does not allow.
         case unexpectedToken
-        /// Well-formed but meaningless: an unknown collection operator or comparison option,
-        /// `BETWEEN` without two bounds, an unsupported `CAST`.
+        /// Well-formed but meaningless: an unknown collection operator, comparison option or
+        /// function, a function given the wrong number of arguments, `BETWEEN` without two
+        /// bounds, an unsupported `CAST`.
         case invalidConstruct
         /// An argument whose type does not fit its specifier (`%d` given a string, `%K` given
         /// something other than a key path).
         case invalidArgument
         /// More specifiers than arguments, or more arguments than specifiers.
         case wrongArgumentCount
-        /// Parentheses, `NOT`s, arrays, `CAST`s or `SUBQUERY`s nested deeper than
-        /// ``PredicateSyntaxError/maximumNestingDepth``.
+        /// Parentheses, `NOT`s, arrays, `CAST`s, `SUBQUERY`s, function calls, subscripts,
+        /// unary minuses or `**` nested deeper than ``PredicateSyntaxError/maximumNestingDepth``.
         case nestingTooDeep
     }
 

@@ -138,6 +138,44 @@ import Testing
         }
     }
 
+    /// Expressions nest as deeply as predicates, on the same bound, with no error but that one
+    /// (and quickly: `(` is decided by looking ahead, never by trying both readings).
+    @Test(arguments: [
+        ("(", ")", 1), ("-", "", 1), ("abs:(", ")", 1), ("x[", "]", 1), ("2 ** ", "", 1), ("(x + ", ") * 2", 2),
+        ("SUBQUERY(x, $x, (", ") > 1).@count", 2),
+    ])
+    func deepExpressions(open: String, close: String, levelsPerStep: Int) throws {
+        func nested(_ depth: Int) -> String {
+            String(repeating: open, count: depth) + "a" + String(repeating: close, count: depth) + " == 1"
+        }
+        let allowed = PredicateSyntaxError.maximumNestingDepth / levelsPerStep
+        let predicate = try FetchPredicate(format: nested(allowed))
+        #expect(try FetchPredicate(format: predicate.description) == predicate)
+        for depth in [allowed + 1, 5_000] {
+            #expect {
+                try FetchPredicate(format: nested(depth))
+            } throws: { error in
+                (error as? PredicateSyntaxError)?.code == .nestingTooDeep
+            }
+        }
+    }
+
+    /// A run of operators or subscripts builds a tree as deep as the run is long: it counts
+    /// toward the nesting limit like parentheses.
+    @Test(arguments: [" + a", " * a", " - a", " / a", "[0]"])
+    func longRunsOfOperatorsAreBounded(_ step: String) throws {
+        let limit = PredicateSyntaxError.maximumNestingDepth
+        let allowed = try FetchPredicate(format: "a" + String(repeating: step, count: limit) + " == 1")
+        #expect(try FetchPredicate(format: allowed.description) == allowed)
+        for count in [limit + 1, 10_000] {
+            #expect {
+                try FetchPredicate(format: "a" + String(repeating: step, count: count) + " == 1")
+            } throws: { error in
+                (error as? PredicateSyntaxError)?.code == .nestingTooDeep
+            }
+        }
+    }
+
     @Test func deepestAllowedNestingParses() throws {
         let depth = PredicateSyntaxError.maximumNestingDepth
         let subqueries = String(repeating: "SUBQUERY(x, $x, ", count: depth) + "a == 1"

@@ -356,8 +356,8 @@ import Testing
         ("a == '\\u12'", 7, .invalidToken, "invalid \\u escape: expected four hexadecimal digits"),
         ("a == '\\uD800'", 7, .invalidToken, "invalid \\u escape: a lone UTF-16 surrogate"),
         ("a == '\\uDC00\\uD800'", 7, .invalidToken, "invalid \\u escape: a lone UTF-16 surrogate"),
-        ("a.@foo == 1", 3, .invalidConstruct, "unknown collection operator '@foo'; use @count, @sum, @avg, @min or @max"),
-        ("@first == 1", 1, .invalidConstruct, "unknown collection operator '@first'; use @count, @sum, @avg, @min or @max"),
+        ("a.@foo == 1", 3, .invalidConstruct, "unknown collection operator '@foo'; use @count, @sum, @avg, @min, @max or @distinctUnionOfObjects"),
+        ("@first == 1", 1, .invalidConstruct, "unknown collection operator '@first'; use @count, @sum, @avg, @min, @max or @distinctUnionOfObjects"),
         ("IN == 3", 1, .unexpectedToken, "expected a predicate, found 'IN'; write #IN for a key path named IN"),
         ("title == and", 10, .unexpectedToken, "expected a value after '==', found 'and'; write #and for a key path named and"),
         ("a BETWEEN {1}", 11, .invalidConstruct, "BETWEEN needs an array of two bounds, like {1, 5}, not 1 element"),
@@ -385,12 +385,25 @@ import Testing
         ("a == 0b102", 6, .invalidToken, "invalid number '0b102'"),
         ("a == 12abc", 6, .invalidToken, "invalid number '12abc'"),
         ("a == 1e", 6, .invalidToken, "invalid number '1e': expected digits in the exponent"),
-        ("a == -b", 7, .unexpectedToken, "expected a number after '-', found 'b'"),
+        ("a == -", 7, .unexpectedToken, "expected a value after '-'"),
         ("a == %x", 6, .invalidToken, "unknown format specifier '%x'; use %@, %K, %d, %i, %f or %s"),
         ("a == %", 6, .invalidToken, "unknown format specifier '%'; use %@, %K, %d, %i, %f or %s"),
         ("a == 1 & b == 2", 8, .invalidToken, "unexpected '&'; write '&&' or AND"),
         ("a == 1 | b == 2", 8, .invalidToken, "unexpected '|'; write '||' or OR"),
-        ("a + 1 == 2", 3, .invalidToken, "unexpected '+': arithmetic is not supported in predicates"),
+        ("a + == 2", 5, .unexpectedToken, "expected a value after '+', found '=='"),
+        ("a & 1 == 2", 3, .invalidToken, "unexpected '&'; write '&&' or AND"),
+        ("summ:(a) == 2", 1, .invalidConstruct, "unknown function 'summ:'; did you mean 'sum:'?"),
+        ("frobnicate(a) == 2", 1, .invalidConstruct, "unknown function 'frobnicate'; functions include sum:, count:, average:, lowercase:, abs: and now()"),
+        ("sum:(a, b) == 2", 1, .invalidConstruct, "sum: takes 1 argument, not 2"),
+        ("now(1) == 2", 1, .invalidConstruct, "now takes 0 arguments, not 1"),
+        ("add:to:(1) == 2", 1, .invalidConstruct, "add:to: takes 2 arguments, not 1"),
+        ("add:to(1, 2) == 2", 7, .unexpectedToken, "expected ':' in the function name 'add:to' after 'to', found '('"),
+        ("sum:(a == 2", 8, .unexpectedToken, "expected ')' to close the '(' opened in column 5, found '=='"),
+        ("a[FIRST == 2", 9, .unexpectedToken, "expected ']' to close the '[' opened in column 2, found '=='"),
+        ("a[] == 2", 3, .unexpectedToken, "expected an index: FIRST, LAST, SIZE or a number after '[', found ']'"),
+        ("(a + 1 == 2", 12, .unexpectedToken, "expected ')' to close the '(' opened in column 1"),
+        ("(a + 1) * == 2", 11, .unexpectedToken, "expected a value after '*', found '=='"),
+        ("a ** == 2", 6, .unexpectedToken, "expected a value after '**', found '=='"),
         ("a == ~", 6, .invalidToken, "unexpected character '~'"),
         ("a == \u{7}", 6, .invalidToken, "unexpected character U+7"),
         ("a == $", 6, .invalidToken, "expected a variable name after '$'"),
@@ -472,5 +485,103 @@ import Testing
             """)
         let multiline = PredicateSyntaxError(code: .unexpectedToken, format: "a == 1\n\tOR", column: 11, message: "m")
         #expect(multiline.description == "invalid predicate: m at column 11\n  a == 1  OR\n            ^")
+    }
+}
+
+/// Arithmetic, functions, subscripts and `@distinctUnionOfObjects`.
+extension PredicateParserTests {
+    private static func call(_ function: PredicateFunction, _ arguments: FetchExpression...) -> FetchExpression {
+        .function(function, arguments)
+    }
+
+    @Test func arithmeticPrecedenceAndAssociativity() throws {
+        let (a, b, c) = (FetchExpression.key("a"), FetchExpression.key("b"), FetchExpression.key("c"))
+        let cases: [(String, FetchExpression)] = [
+            ("a + b * c", Self.call(.add, a, Self.call(.multiply, b, c))),
+            ("(a + b) * c", Self.call(.multiply, Self.call(.add, a, b), c)),
+            ("a - b - c", Self.call(.subtract, Self.call(.subtract, a, b), c)),
+            ("a - (b - c)", Self.call(.subtract, a, Self.call(.subtract, b, c))),
+            ("a / b * c", Self.call(.multiply, Self.call(.divide, a, b), c)),
+            ("a ** b ** c", Self.call(.raise, a, Self.call(.raise, b, c))),
+            ("-a ** 2", Self.call(.negate, Self.call(.raise, a, .constant(2)))),
+            ("-2 ** 2", Self.call(.raise, .constant(-2), .constant(2))),
+            ("-(2)", Self.call(.negate, .constant(2))),
+            ("- -a", Self.call(.negate, Self.call(.negate, a))),
+            ("a - -3", Self.call(.subtract, a, .constant(-3))),
+            ("a-3", Self.call(.subtract, a, .constant(3))),
+            ("-a * b", Self.call(.multiply, Self.call(.negate, a), b)),
+        ]
+        for (text, expression) in cases {
+            #expect(try FetchPredicate(format: "\(text) == 1") == comparison(expression, .equal, .constant(1)), "\(text)")
+        }
+        #expect(try FetchPredicate(format: "price * 2 > cost + 1")
+            == comparison(Self.call(.multiply, .key("price"), .constant(2)), .greaterThan, Self.call(.add, .key("cost"), .constant(1))))
+    }
+
+    @Test func parenthesesOpenPredicatesOrExpressions() throws {
+        let sum = Self.call(.add, .key("a"), .key("b"))
+        #expect(try FetchPredicate(format: "(a + b) * 2 > 3") == comparison(Self.call(.multiply, sum, .constant(2)), .greaterThan, .constant(3)))
+        #expect(try FetchPredicate(format: "(a + b) > 3") == comparison(sum, .greaterThan, .constant(3)))
+        #expect(try FetchPredicate(format: "((a)) IN {1}") == comparison(.key("a"), .in, .array([.constant(1)])))
+        #expect(try FetchPredicate(format: "(a > 1) AND (b + 1 < 2)")
+            == .and([equal("a", 1).replacing(.greaterThan), comparison(Self.call(.add, .key("b"), .constant(1)), .lessThan, .constant(2))]))
+        #expect(try FetchPredicate(format: "NOT (a + b)[FIRST] == 1") == .not(comparison(.index(sum, .first, keyPath: []), .equal, .constant(1))))
+    }
+
+    @Test func functionCalls() throws {
+        let cases: [(String, FetchExpression)] = [
+            ("sum:(books.price)", Self.call(.sum, .key("books.price"))),
+            ("sum(books.price)", Self.call(.sum, .key("books.price"))),
+            ("count:(tags)", Self.call(.count, .key("tags"))),
+            ("average:({1, 2, x})", Self.call(.average, .array([.constant(1), .constant(2), .key("x")]))),
+            ("now()", Self.call(.now)),
+            ("add:to:(a, 2)", Self.call(.add, .key("a"), .constant(2))),
+            ("from:subtract:(a, 2)", Self.call(.subtract, .key("a"), .constant(2))),
+            ("lowercase:(title)", Self.call(.lowercase, .key("title"))),
+            ("abs:(-x)", Self.call(.abs, Self.call(.negate, .key("x")))),
+            ("length:(lowercase:(title)) + 1", Self.call(.add, Self.call(.length, Self.call(.lowercase, .key("title"))), .constant(1))),
+            ("max:(SUBQUERY(tags, $t, $t.n > 1).n)", Self.call(.max, .subquery(
+                collection: .key("tags"), variable: "t", predicate: comparison(.variable("t", ["n"]), .greaterThan, .constant(1)), keyPath: ["n"]))),
+            ("noindex:(a)", Self.call(.noindex, .key("a"))),
+        ]
+        for (text, expression) in cases {
+            #expect(try FetchPredicate(format: "\(text) == 1") == comparison(expression, .equal, .constant(1)), "\(text)")
+        }
+        // A key path may still be named like a function.
+        #expect(try FetchPredicate(format: "sum == 1") == equal("sum", 1))
+    }
+
+    @Test func subscripts() throws {
+        let steps = FetchExpression.key("steps")
+        let cases: [(String, FetchExpression)] = [
+            ("steps[FIRST]", .index(steps, .first, keyPath: [])),
+            ("steps[last]", .index(steps, .last, keyPath: [])),
+            ("steps[SIZE]", .index(steps, .size, keyPath: [])),
+            ("steps[1]", .index(steps, .position(.constant(1)), keyPath: [])),
+            ("steps[$i + 1].name", .index(steps, .position(Self.call(.add, .variable("i", []), .constant(1))), keyPath: ["name"])),
+            ("steps[first.rank]", .index(steps, .position(.key("first.rank")), keyPath: [])),
+            ("steps[#first]", .index(steps, .position(.key("first")), keyPath: [])),
+            ("{1, 2}[LAST]", .index(.array([.constant(1), .constant(2)]), .last, keyPath: [])),
+            ("steps[FIRST].tags[LAST].name", .index(.index(steps, .first, keyPath: ["tags"]), .last, keyPath: ["name"])),
+        ]
+        for (text, expression) in cases {
+            #expect(try FetchPredicate(format: "\(text) == 1") == comparison(expression, .equal, .constant(1)), "\(text)")
+        }
+    }
+
+    @Test func distinctUnionOfObjects() throws {
+        #expect(try FetchPredicate(format: "ANY books.@DISTINCTUNIONOFOBJECTS.genre == 'x'")
+            == comparison(.keyPath(["books", "@distinctUnionOfObjects", "genre"]), .equal, .constant("x"), .any))
+        #expect(try FetchPredicate(format: "%K == 1", "books.@distinctUnionOfObjects.genre")
+            == equal("books.@distinctUnionOfObjects.genre", 1))
+    }
+}
+
+extension FetchPredicate {
+    /// The comparison with another operator.
+    fileprivate func replacing(_ op: ComparisonOperator) -> FetchPredicate {
+        guard case .comparison(var comparison) = self else { return self }
+        comparison.op = op
+        return .comparison(comparison)
     }
 }
