@@ -23,6 +23,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The IDs of the records matching the request, in its order and window (a default
     /// implementation fetches whole records).
     func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID]
+    /// The rows of a dictionary fetch: columns, groups and aggregates, in the request's order
+    /// and window (a default implementation evaluates them in memory over fetched records).
+    func fetchDictionaries(_ request: StoreDictionaryRequest) throws(StrataError) -> [DictionaryRow]
     /// How many records match (limit and offset applied).
     func count(_ request: StoreFetchRequest) throws(StrataError) -> Int
     /// The records of these objects; IDs the store does not hold are left out.
