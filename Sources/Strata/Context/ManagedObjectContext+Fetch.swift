@@ -35,10 +35,12 @@ extension ManagedObjectContext {
     /// The objects of IDs, with one store request for those not loaded yet.
     private func load(_ ids: [ObjectID]) throws(StrataError) -> [ManagedObject] {
         let needed = ids.filter { registeredObject(for: $0)?.isFault ?? true }
+        var loaded: [ObjectID: ManagedObject] = [:]
         if !needed.isEmpty {
-            for record in try coordinator.records(for: needed).values { _ = materialize(record) }
+            // Held here until returned: the context keeps objects only while someone does.
+            for record in try coordinator.records(for: needed).values { loaded[record.objectID] = materialize(record) }
         }
-        return ids.map { materialize($0) }
+        return ids.map { loaded[$0] ?? materialize($0) }
     }
 
     /// The objects of a class bound to an entity.

@@ -15,6 +15,6 @@ extension PersistentStoreCoordinator {
             records += try store.fetch(part)
         }
         records.sort { DictionaryPlan.inKeyOrder($0.objectID, $1.objectID) }
-        return try request.rows(records) { [self] (id) throws(StrataError) in try self.record(for: id) }
+        return try request.rows(records, evaluator: recordEvaluator())
     }
 }

@@ -19,13 +19,30 @@ public struct StoreDictionaryRequest: Sendable {
     public var isGrouped: Bool { plan.isGrouped }
 
     /// The rows, evaluated in memory over `records` (every record the request's entities and
-    /// predicate select, in primary-key order: ``DictionaryPlan/inKeyOrder(_:_:)``), with related records found by `lookup`.
-    package func rows(
-        _ records: [StoreRecord], lookup: @escaping (ObjectID) throws(StrataError) -> StoreRecord?
-    ) throws(StrataError) -> [DictionaryRow] {
+    /// predicate select, in primary-key order: ``DictionaryPlan/inKeyOrder(_:_:)``), with
+    /// related records read from `store` (to-many relationships a record left lazy too).
+    package func rows(_ records: [StoreRecord], from store: any PersistentStore) throws(StrataError) -> [DictionaryRow] {
+        let evaluator = PredicateEvaluator(GraphAccessor<StoreRecord>(
+            entity: { [schema = plan.schema] in schema.entity(named: $0.objectID.entityName)! },
+            objectID: { $0.objectID },
+            attribute: { $0.attributes[$1] },
+            toOne: { (record, key) throws(StrataError) in
+                guard let id = record.toOne[key] else { return nil }
+                return try store.records(for: [id])[id]
+            },
+            toMany: { (record, key) throws(StrataError) in
+                let ids = record.lazyToMany.contains(key)
+                    ? try store.relatedObjectIDs(of: record.objectID, relationship: key) : record.toMany[key] ?? []
+                let found = try store.records(for: ids)
+                return ids.compactMap { found[$0] }
+            }))
+        return try rows(records, evaluator: evaluator)
+    }
+
+    /// The rows, evaluated in memory over `records` with `evaluator`.
+    package func rows(_ records: [StoreRecord], evaluator: PredicateEvaluator<StoreRecord>) throws(StrataError) -> [DictionaryRow] {
         try plan.rows(
-            records, evaluator: AtomicStore.evaluator(plan.schema, lookup: lookup), sortDescriptors: fetch.sortDescriptors,
-            offset: fetch.fetchOffset, limit: fetch.fetchLimit)
+            records, evaluator: evaluator, sortDescriptors: fetch.sortDescriptors, offset: fetch.fetchOffset, limit: fetch.fetchLimit)
     }
 
     /// The fetch of every record the rows are made of: no order, no window.
@@ -44,6 +61,6 @@ extension PersistentStore {
     /// override this.
     public func fetchDictionaries(_ request: StoreDictionaryRequest) throws(StrataError) -> [DictionaryRow] {
         let records = try fetch(request.recordsRequest).sorted { DictionaryPlan.inKeyOrder($0.objectID, $1.objectID) }
-        return try request.rows(records) { (id) throws(StrataError) in try self.records(for: [id])[id] }
+        return try request.rows(records, from: self)
     }
 }
