@@ -89,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataSQLiteTests",
-            dependencies: ["StrataSQLite"],
+            dependencies: ["StrataSQLite", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(

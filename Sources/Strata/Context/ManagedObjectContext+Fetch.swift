@@ -175,12 +175,25 @@ extension ManagedObjectContext {
             var level = objects
             for key in keyPath.split(separator: ".").map(String.init) {
                 var ids: [ObjectID] = []
+                var lazy: [ManagedObject] = []
                 for object in level {
                     guard let relationship = object.entity.relationship(named: key) else {
                         throw StrataError(.invalidPredicate, "cannot prefetch '\(keyPath)': \(object.entity.name) has no relationship '\(key)'")
                     }
                     object.fulfillFault()
-                    ids += object.relatedIDs(at: object.relationshipPosition(relationship.name))
+                    if relationship.isToMany && object.committed?.lazyToMany.contains(key) == true { lazy.append(object) }
+                }
+                // The members the store left to load later, for every object in one request.
+                if !lazy.isEmpty {
+                    let members = try coordinator.relatedObjectIDs(of: lazy.map(\.objectID), relationship: key)
+                    for object in lazy {
+                        guard let found = members[object.objectID] else { continue }
+                        object.committed?.toMany[key] = found
+                        object.committed?.lazyToMany.remove(key)
+                    }
+                }
+                for object in level {
+                    ids += object.relatedIDs(at: object.relationshipPosition(key))
                 }
                 // The records go to the coordinator's row cache, so the destinations' faults
                 // fill from memory even after the objects made here are released.

@@ -18,3 +18,17 @@ extension PersistentStoreCoordinator {
         return try request.rows(records, evaluator: recordEvaluator())
     }
 }
+
+extension PersistentStoreCoordinator {
+    /// The saved members of a to-many relationship of several objects, one request per store.
+    func relatedObjectIDs(of ids: [ObjectID], relationship: String) throws(StrataError) -> [ObjectID: [ObjectID]] {
+        var byStore: [String: [ObjectID]] = [:]
+        for id in ids where !id.isTemporary { byStore[id.storeIdentifier ?? "", default: []].append(id) }
+        var members: [ObjectID: [ObjectID]] = [:]
+        for (identifier, storeIDs) in byStore {
+            guard let store = store(withIdentifier: identifier) else { continue }
+            members.merge(try store.relatedObjectIDs(of: storeIDs, relationship: relationship)) { $1 }
+        }
+        return members
+    }
+}

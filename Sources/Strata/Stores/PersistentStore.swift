@@ -45,6 +45,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult
     /// The members of a to-many relationship of a stored object, for records that left it lazy.
     func relatedObjectIDs(of objectID: ObjectID, relationship: String) throws(StrataError) -> [ObjectID]
+    /// The members of a to-many relationship of several stored objects at once, by object
+    /// (prefetching; a default implementation asks for each object in turn).
+    func relatedObjectIDs(of objectIDs: [ObjectID], relationship: String) throws(StrataError) -> [ObjectID: [ObjectID]]
     /// The uniqueness violations `changes` would cause, without saving anything (a save's
     /// validation reports them with every other problem at once).
     func uniquenessViolations(_ changes: StoreChangeset) -> [ValidationFailure]

@@ -64,3 +64,12 @@ extension PersistentStore {
         return try request.rows(records, from: self)
     }
 }
+
+extension PersistentStore {
+    /// The members of a to-many relationship of several objects, asking for each in turn.
+    public func relatedObjectIDs(of objectIDs: [ObjectID], relationship: String) throws(StrataError) -> [ObjectID: [ObjectID]] {
+        var members: [ObjectID: [ObjectID]] = [:]
+        for id in objectIDs { members[id] = try relatedObjectIDs(of: id, relationship: relationship) }
+        return members
+    }
+}

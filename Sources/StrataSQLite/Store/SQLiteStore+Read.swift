@@ -228,6 +228,62 @@ extension SQLiteStore {
         }
     }
 
+    /// The members of a to-many relationship of several objects, a statement per entity and
+    /// batch of keys (``batchSizes``), each object's in stored order.
+    public func relatedObjectIDs(of objectIDs: [ObjectID], relationship: String) throws(StrataError) -> [ObjectID: [ObjectID]] {
+        var byEntity: [String: [ObjectID]] = [:]
+        for id in objectIDs where id.storeIdentifier == storeIdentifier && id.primaryKey != nil {
+            byEntity[id.entityName, default: []].append(id)
+        }
+        var members: [ObjectID: [ObjectID]] = [:]
+        for (name, owners) in byEntity {
+            guard let entity = layout.entities[name], let storage = entity.toMany[relationship],
+                  let destination = entity.entity.relationship(named: relationship)?.destination,
+                  let destinationRoot = layout.entities[destination]?.rootName, let table = layout.tables[destinationRoot]
+            else { continue }
+            var byKey: [Int64: ObjectID] = [:]
+            for owner in owners {
+                byKey[owner.primaryKey!] = owner
+                members[owner] = []
+            }
+            let keys = Array(byKey.keys)
+            let ownerColumn: Int32 = table.hasEntityColumn ? 2 : 1
+            var start = 0
+            while start < keys.count {
+                let size = Self.batchSizes.first { $0 >= keys.count - start } ?? Self.batchSizes.last!
+                var arguments = keys[start..<min(start + size, keys.count)].map { SQLValue.integer($0) }
+                while arguments.count < size { arguments.append(arguments[arguments.count - 1]) }
+                let sql = Self.membersSQL(storage, table: table, owners: size)
+                let rows = try reading { (database) throws(StrataError) -> [(Int64, ObjectID)] in
+                    try database.rows(sql, arguments) { (row) throws(StrataError) in
+                        (row.int64(ownerColumn), ObjectID(
+                            entityName: try entityName(row, table, kindOf: destination), storeIdentifier: storeIdentifier, primaryKey: row.int64(0)))
+                    }
+                }
+                for (key, member) in rows { if let owner = byKey[key] { members[owner]?.append(member) } }
+                start += size
+            }
+        }
+        return members
+    }
+
+    /// The members of a to-many relationship of the objects whose keys are the `owners`
+    /// parameters: their keys, their entity names where the table has them, and their owner's
+    /// key, by owner and in stored order.
+    static func membersSQL(_ storage: ToManyStorage, table: TableLayout, owners: Int) -> String {
+        let entity = table.hasEntityColumn ? ", m.\"_entity\"" : ""
+        let parameters = Array(repeating: "?", count: owners).joined(separator: ", ")
+        switch storage {
+        case .foreignKey(let name, let column, let orderColumn, let filter):
+            var sql = "SELECT m.\"_pk\"\(entity), m.\(quoted(column)) FROM \(quoted(name)) AS m WHERE m.\(quoted(column)) IN (\(parameters))"
+            if let filter { sql += " AND m.\"_entity\" IN (\(filter.map(literal).joined(separator: ", ")))" }
+            return sql + " ORDER BY m.\(quoted(column)), " + (orderColumn.map { "m.\(quoted($0)), " } ?? "") + "m.\"_pk\""
+        case .joinTable(let name, let own, let other, let orderColumn, let otherRoot):
+            return "SELECT m.\"_pk\"\(entity), l.\(quoted(own)) FROM \(quoted(name)) AS l JOIN \(quoted(otherRoot)) AS m ON m.\"_pk\" = l.\(quoted(other)) WHERE l.\(quoted(own)) IN (\(parameters)) ORDER BY l.\(quoted(own)), "
+                + (orderColumn.map { "l.\(quoted($0)), " } ?? "") + "l.\(quoted(other))"
+        }
+    }
+
     /// The members of a to-many relationship of the object whose key is `?1`, in stored order:
     /// their keys, and their entity names where the table has them.
     static func membersSQL(_ storage: ToManyStorage, table: TableLayout) -> String {
