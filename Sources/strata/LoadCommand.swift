@@ -104,16 +104,12 @@ struct LoadCommand: ParsableCommand {
                 step = current
             }
         }
-        for (file, url) in inputs {
-            do throws(StrataError) {
-                try importer.add(contentsOf: url, file: file)
-            } catch {
-                throw CLIError.unreadable(error.message)
-            }
-        }
         let counts: [String: Int]
         do throws(StrataError) {
-            counts = try importer.save()
+            counts = try importer.load(contentsOf: inputs.map { (url: $0.1, name: $0.0) })
+        } catch where error.code == .storeIO && error.file == nil {
+            // A data file that cannot be read (the store's own I/O errors name the store).
+            throw CLIError.unreadable(error.message)
         } catch {
             guard error.code == .validationFailed, !error.failures.isEmpty else { throw error }
             var lines = ["the data breaks the model's rules; nothing was written:"]

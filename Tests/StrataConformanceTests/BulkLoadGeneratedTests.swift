@@ -92,38 +92,62 @@ import Testing
         return "{\"objects\": {" + sections.map { "\"\($0.0)\": [" + $0.1.joined(separator: ", ") + "]" }.joined(separator: ", ") + "}}"
     }
 
-    /// What a load stored (its dump) or the error it was refused with, and whether it left the
-    /// context empty (it was saved as records).
-    static func outcome(_ data: String, records: Bool) throws -> (String, Bool) {
-        let fixture = try StoreFixture(.memory, model)
+    /// How a load is saved.
+    enum Path {
+        /// `finish()`, then the context's `save()`.
+        case context
+        /// `save()`: as records when it can.
+        case records
+        /// `load(contentsOf:)` from a file into a new SQLite store: streamed when it can.
+        case streamed
+    }
+
+    /// What a load stored (its dump) or the error it was refused with, and whether it took the
+    /// path's fast way (saved as records, leaving the context empty; streamed).
+    static func outcome(_ data: String, _ path: Path) throws -> (String, Bool) {
+        let fixture = try StoreFixture(path == .streamed ? StoreKind.sqlite : .memory, model)
         let context = fixture.context()
         let importer = DataImporter(context: context)
-        importer.add(Data(data.utf8), file: "d.json")
         do throws(StrataError) {
-            if records {
-                try importer.save()
-            } else {
+            switch path {
+            case .context:
+                importer.add(Data(data.utf8), file: "d.json")
                 try importer.finish()
                 try context.save()
+            case .records:
+                importer.add(Data(data.utf8), file: "d.json")
+                try importer.save()
+            case .streamed:
+                let url = fixture.description.url!.deletingLastPathComponent().appendingPathComponent("d.json")
+                try? Data(data.utf8).write(to: url)
+                try importer.load(contentsOf: [(url, "d.json")])
             }
         } catch {
             let failures = importer.sortedByInput(error.failures).map { "\(importer.describe($0.objectID) ?? "?") \($0.key ?? "") \($0.code) \($0.message)" }
             return ("\(error.code) \(error.message) \(error.diagnostics.map(\.description)) \(failures)", false)
         }
-        return (try DataExporter.dump(fixture.coordinator), context.registeredObjects.isEmpty)
+        let fast = path == .streamed ? importer.wasStreamed : context.registeredObjects.isEmpty
+        return (try DataExporter.dump(fixture.coordinator), fast)
     }
 
     @Test func generatedLoadsAreStoredOrRefusedAsByTheContextPath() throws {
         var viaRecords = 0
+        var streamed = 0
         for seed in 0..<UInt64(400) {
             let data = Self.data(seed, odds: [3, 4, 8, 12][Int(seed % 4)], size: [4, 6, 10][Int(seed % 3)])
-            let (records, leftEmpty) = try Self.outcome(data, records: true)
-            let (context, _) = try Self.outcome(data, records: false)
+            let (records, leftEmpty) = try Self.outcome(data, .records)
+            let (context, _) = try Self.outcome(data, .context)
             if leftEmpty { viaRecords += 1 }
             #expect(records == context, "seed \(seed): \(data)")
+            if seed % 2 == 0 {
+                let (stream, wasStreamed) = try Self.outcome(data, .streamed)
+                if wasStreamed { streamed += 1 }
+                #expect(stream == context, "seed \(seed) streamed: \(data)")
+            }
         }
-        // Enough of them were saved as records for the comparison to mean something.
+        // Enough of them were saved as records, and streamed, for the comparisons to mean something.
         #expect(viaRecords > 80)
+        #expect(streamed > 35)
     }
 }
 

@@ -707,6 +707,10 @@ public final class PersistentStoreCoordinator: Sendable {
         return ObserverToken(id: id)
     }
 
+    /// Whether anything observes saves (a bulk load, which builds no notification, is taken
+    /// only when nothing does).
+    package var hasSaveObservers: Bool { state.withLock { !$0.observers.isEmpty } }
+
     public func removeObserver(_ token: ObserverToken) {
         state.withLock { $0.observers[token.id] = nil }
     }

@@ -102,10 +102,10 @@ extension DataImporter {
             _ reader: inout JSONReader<Source>, _ token: JSONToken, entity: Int, table: EntityTable, position: Int
         ) throws(JSONSyntaxError) {
             let location = reader.tokenLocation
-            let path = "objects.\(table.entity.name)[\(position)]"
+            let path = ObjectPath(entity: table.entity.name, position: position)
             guard token == .beginObject else {
                 let kind = try readWhole(&reader, token).value.kindName
-                report("expected an object, found \(kind)", path: path, at: location)
+                report("expected an object, found \(kind)", path: path.text, at: location)
                 return
             }
             objectNumber += 1
@@ -145,7 +145,7 @@ extension DataImporter {
                 case nil:
                     try skip(&reader, value)
                     let name = unknownKeys.last!
-                    problem("entity '\(table.entity.name)' has no property '\(Echo.value(name))'\(Suggestion.didYouMean(name, in: table.propertyNames))", path: path + "." + name, at: keyLocation)
+                    problem("entity '\(table.entity.name)' has no property '\(Echo.value(name))'\(Suggestion.didYouMean(name, in: table.propertyNames))", path: path.text + "." + name, at: keyLocation)
                 }
             }
             finishObject(entity: entity, table: table, position: position, location: location, id: id, idLocation: idLocation,
@@ -155,7 +155,7 @@ extension DataImporter {
         /// Keeps the object just read, unless its `@id` is missing, invalid or taken.
         private mutating func finishObject(
             entity: Int, table: EntityTable, position: Int, location: SourceLocation, id: Int64?, idLocation: SourceLocation?,
-            path: String, givenMark: Int, referenceMark: Int
+            path: ObjectPath, givenMark: Int, referenceMark: Int
         ) {
             func discard() {
                 importer.givens.removeSubrange(givenMark...)
@@ -163,19 +163,19 @@ extension DataImporter {
             }
             guard let idLocation else {
                 discard()
-                report("a \(table.entity.name) object needs '@id', its primary key", path: path, at: location)
+                report("a \(table.entity.name) object needs '@id', its primary key", path: path.text, at: location)
                 return
             }
             guard let id else {
                 discard()
-                report("'@id' must be a whole number of 1 or more", path: path + ".@id", at: idLocation)
+                report("'@id' must be a whole number of 1 or more", path: path.text + ".@id", at: idLocation)
                 return
             }
             let key = Key(root: table.root, id: id)
             if let first = importer.imported[key].map({ importer.items[$0] }) {
                 discard()
                 let place = " at \(importer.files[first.file].map { "\($0):" } ?? "")\(first.location)"
-                report("duplicate @id \(id) in the '\(table.entity.rootName)' hierarchy (first used\(place)); every object of a hierarchy needs its own @id", path: path + ".@id", at: idLocation)
+                report("duplicate @id \(id) in the '\(table.entity.rootName)' hierarchy (first used\(place)); every object of a hierarchy needs its own @id", path: path.text + ".@id", at: idLocation)
                 return
             }
             var values = table.entity.attributeDefaults
@@ -186,20 +186,23 @@ extension DataImporter {
                 given.insert(position)
             }
             let index = importer.items.count
-            importer.items.append(Item(values: values, given: given, object: nil, id: id, file: file, entity: entity, position: position,
-                                       location: location, idLocation: idLocation))
+            // A bulk load writes the values now and keeps none.
+            let streaming = importer.stream != nil
+            importer.items.append(Item(values: streaming ? Self.noValues : values, given: streaming ? PropertyMask() : given, object: nil,
+                                       id: id, file: file, entity: entity, position: position, location: location, idLocation: idLocation))
             importer.imported[key] = index
             for problem in pendingProblems { report(problem.message, path: problem.path, at: problem.location) }
             for given in givenMark..<importer.givens.count { importer.givens[given].source = index }
+            if streaming { importer.streamItem(index, values: values, givens: givenMark..<importer.givens.count) }
         }
 
         private mutating func readAttribute<Source: JSONByteSource>(
-            _ reader: inout JSONReader<Source>, _ token: JSONToken, _ attribute: AttributeDescription, index: Int, path: String,
+            _ reader: inout JSONReader<Source>, _ token: JSONToken, _ attribute: AttributeDescription, index: Int, path: ObjectPath,
             keyLocation: SourceLocation, valueLocation: SourceLocation
         ) throws(JSONSyntaxError) {
             guard !attribute.isTransient else {
                 try skip(&reader, token)
-                problem("'\(attribute.name)' is a transient attribute: it is never stored, so it cannot be loaded", path: path + "." + attribute.name, at: keyLocation)
+                problem("'\(attribute.name)' is a transient attribute: it is never stored, so it cannot be loaded", path: path.text + "." + attribute.name, at: keyLocation)
                 return
             }
             let json: JSONValue
@@ -226,15 +229,16 @@ extension DataImporter {
             do {
                 pendingAttributes.append((index, try AttributeValue(json: json, as: attribute.type)))
             } catch {
-                problem("invalid \(attribute.type.rawValue) for '\(attribute.name)': \(error.message)", path: path + "." + attribute.name, at: valueLocation)
+                problem("invalid \(attribute.type.rawValue) for '\(attribute.name)': \(error.message)", path: path.text + "." + attribute.name, at: valueLocation)
             }
         }
 
         private mutating func readRelationship<Source: JSONByteSource>(
-            _ reader: inout JSONReader<Source>, _ token: JSONToken, _ index: Int, path: String, valueLocation: SourceLocation
+            _ reader: inout JSONReader<Source>, _ token: JSONToken, _ index: Int, path: ObjectPath, valueLocation: SourceLocation
         ) throws(JSONSyntaxError) {
             let relationship = importer.relationshipTables[index].relationship
-            let memberPath = path + "." + relationship.name
+            // Diagnostics only: made when a problem is reported.
+            func memberPath() -> String { path.text + "." + relationship.name }
             var given = Given(source: -1, relationship: index, start: importer.references.count, count: 0, isNull: false, location: valueLocation)
             if relationship.isToMany {
                 switch token {
@@ -244,19 +248,19 @@ extension DataImporter {
                     while true {
                         let element = try reader.next()
                         if element == .endArray { break }
-                        try readReference(&reader, element, relationship, path: memberPath + "[\(given.count)]")
+                        try readReference(&reader, element, relationship, path: memberPath() + "[\(given.count)]")
                         given.count += 1
                     }
                 default:
                     try skip(&reader, token)
-                    problem("to-many '\(relationship.name)' must be an array of @id numbers of \(relationship.destination) objects", path: memberPath, at: valueLocation)
+                    problem("to-many '\(relationship.name)' must be an array of @id numbers of \(relationship.destination) objects", path: memberPath(), at: valueLocation)
                     return
                 }
             } else if token == .null {
                 given.isNull = true
             } else {
                 let before = importer.references.count
-                try readReference(&reader, token, relationship, path: memberPath)
+                try readReference(&reader, token, relationship, path: memberPath())
                 guard importer.references[before].line != 0 else {
                     importer.references.removeLast()
                     return
@@ -268,7 +272,7 @@ extension DataImporter {
 
         /// Records the `@id` a relationship names (or reports what is there instead).
         private mutating func readReference<Source: JSONByteSource>(
-            _ reader: inout JSONReader<Source>, _ token: JSONToken, _ relationship: RelationshipDescription, path: String
+            _ reader: inout JSONReader<Source>, _ token: JSONToken, _ relationship: RelationshipDescription, path: @autoclosure () -> String
         ) throws(JSONSyntaxError) {
             let location = reader.tokenLocation
             if token == .number, let id = reader.integerValue {
@@ -277,7 +281,7 @@ extension DataImporter {
             }
             try skip(&reader, token)
             importer.references.append(Reference(id: 0, line: 0, column: 0))
-            problem("expected the @id (a whole number) of a \(relationship.destination) object, found \(token.kindName)", path: path, at: location)
+            problem("expected the @id (a whole number) of a \(relationship.destination) object, found \(token.kindName)", path: path(), at: location)
         }
 
         /// A value read whole, as a tree: one the importer does not take token by token (it is
@@ -296,11 +300,26 @@ extension DataImporter {
         private static func find(_ bytes: UnsafeBufferPointer<UInt8>, in keys: [(name: [UInt8], slot: Slot)], from expected: Int) -> Int? {
             func matches(_ index: Int) -> Bool {
                 let name = keys[index].name
-                return name.count == bytes.count && name.withUnsafeBufferPointer { $0.elementsEqual(bytes) }
+                guard name.count == bytes.count else { return false }
+                return name.withUnsafeBufferPointer { name in
+                    guard let first = name.baseAddress, let second = bytes.baseAddress else { return name.isEmpty }
+                    return memcmp(first, second, bytes.count) == 0
+                }
             }
             if expected < keys.count, matches(expected) { return expected }
             for index in keys.indices where index != expected && matches(index) { return index }
             return nil
+        }
+
+        private static let noValues = AttributeValues(layout: .empty)
+
+        /// Where an object is in the input (`objects.Book[12]`), spelt out only for a diagnostic:
+        /// building the text for every object and relationship cost more than reading them.
+        struct ObjectPath {
+            let entity: String
+            let position: Int
+
+            var text: String { "objects.\(entity)[\(position)]" }
         }
 
         /// A problem of the object being read, reported only if the object is created.

@@ -97,6 +97,8 @@ public final class DataImporter {
     struct RelationshipTable {
         var entity: Int
         var relationship: RelationshipDescription
+        /// Its position in the entity's relationships.
+        var position: Int
         var destinationRoot: Int
         var destination: EntityDescription?
         /// By entity index: whether an object of that entity may be the destination.
@@ -120,6 +122,10 @@ public final class DataImporter {
     /// How many objects and arrays of the input were read whole, as trees: only values in
     /// error or skipped ever are; valid data is taken token by token.
     package internal(set) var treesBuilt = 0
+    /// Whether ``load(contentsOf:)`` wrote the load as it read it (a bulk load).
+    package internal(set) var wasStreamed = false
+    /// While ``load(contentsOf:)`` streams objects into a store: what it keeps.
+    var stream: Stream?
     /// Built on first use by ``describe(_:)`` and ``sortedByInput(_:)``.
     var itemsByObject: [ObjectIdentifier: Int]?
 
@@ -259,6 +265,7 @@ public final class DataImporter {
         }
         relationshipTables.append(RelationshipTable(
             entity: entity, relationship: relationship,
+            position: schema.entities[entity].relationshipPosition(of: relationship.name) ?? 0,
             destinationRoot: rootIndex(destination?.rootName ?? relationship.destination),
             destination: destination, accepts: accepts))
         return relationshipTables.count - 1

@@ -27,13 +27,13 @@ extension EntityDescription {
     }
 
     /// The failure of a to-many relationship whose member count is out of its bounds, if it is.
-    package static func countFailure(of relationship: RelationshipDescription, count: Int, objectID: ObjectID) -> ValidationFailure? {
+    package static func countFailure(of relationship: RelationshipDescription, count: Int, objectID: @autoclosure () -> ObjectID) -> ValidationFailure? {
         if relationship.minCount > 0, count < relationship.minCount {
-            return ValidationFailure(code: .tooFewObjects, objectID: objectID, key: relationship.name,
+            return ValidationFailure(code: .tooFewObjects, objectID: objectID(), key: relationship.name,
                                      message: "has \(count) object\(count == 1 ? "" : "s"), fewer than the minimum \(relationship.minCount)")
         }
         if relationship.maxCount > 0, count > relationship.maxCount {
-            return ValidationFailure(code: .tooManyObjects, objectID: objectID, key: relationship.name,
+            return ValidationFailure(code: .tooManyObjects, objectID: objectID(), key: relationship.name,
                                      message: "has \(count) objects, more than the maximum \(relationship.maxCount)")
         }
         return nil

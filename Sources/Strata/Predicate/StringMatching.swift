@@ -32,17 +32,38 @@ package enum StringMatching {
     package static func compare(_ a: String, _ b: String, _ options: ComparisonOptions) -> Int {
         let x = fold(a, options), y = fold(b, options)
         if x == y { return 0 }
-        if x.utf8.allSatisfy({ $0 < 0x80 }) && y.utf8.allSatisfy({ $0 < 0x80 }) { return x < y ? -1 : 1 }
+        if isASCII(x) && isASCII(y) { return x < y ? -1 : 1 }
         return x._nfcCodeUnits.lexicographicallyPrecedes(y._nfcCodeUnits) ? -1 : 1
     }
 
     /// The string's NFC form (Swift's own normalisation, the one `String` `==` uses), or nil
     /// when the string is already in it — as nearly every string is.
     package static func normalized(_ string: String) -> String? {
-        if string.utf8.allSatisfy({ $0 < 0x80 }) { return nil }
+        if isASCII(string) { return nil }
         let units = string._nfcCodeUnits
         if units.elementsEqual(string.utf8) { return nil }
         return String(decoding: units, as: UTF8.self)
+    }
+
+    /// Whether every byte of the string is ASCII (which is always in NFC), eight bytes at a time.
+    package static func isASCII(_ string: String) -> Bool {
+        var string = string
+        return string.withUTF8 { bytes in
+            var index = 0
+            var high: UInt64 = 0
+            if let base = bytes.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                while index + 8 <= bytes.count {
+                    high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    index += 8
+                }
+            }
+            while index < bytes.count {
+                high |= UInt64(bytes[index])
+                index += 1
+            }
+            return high & 0x8080_8080_8080_8080 == 0
+        }
     }
 
     package static func beginsWith(_ string: String, _ prefix: String, _ options: ComparisonOptions) -> Bool {

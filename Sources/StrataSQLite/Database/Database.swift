@@ -237,6 +237,13 @@ package final class Database {
         if isInTransaction { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
     }
 
+    /// Rolls back to a savepoint and releases it; never fails (nothing is left to roll back
+    /// when an error rolled the whole transaction back already).
+    func rollback(toSavepoint name: String) {
+        guard isInTransaction else { return }
+        sqlite3_exec(handle, "ROLLBACK TO \(quoted(name)); RELEASE \(quoted(name))", nil, nil, nil)
+    }
+
     /// Runs `body` again while it fails because another connection holds a lock it needs
     /// (`SQLITE_BUSY`, `SQLITE_LOCKED`), for up to the busy timeout. For the few steps
     /// whose lock SQLite does not wait for through the busy handler: the switch to WAL, which

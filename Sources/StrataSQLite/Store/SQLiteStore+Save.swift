@@ -320,10 +320,34 @@ extension SQLiteStore {
     /// parameter `first` on; returns the next parameter.
     private func bindValues(_ values: [EntityLayout.WrittenValue], of record: StoreRecord, _ entity: EntityLayout, to statement: Statement, from first: Int32) throws(StrataError) -> Int32 {
         var index = first
-        let attributes = record.attributes.laidOut(by: entity.entity.attributeLayout)
-        // The stored text of each decimal bound, which its shadow column's key is made from.
-        var decimalTexts: [(position: Int, text: String)] = []
+        var binder = AttributeBinder(attributes: record.attributes.laidOut(by: entity.entity.attributeLayout))
         for written in values {
+            switch written {
+            case .toOneKey(let relationship):
+                try statement.bind(record.toOne[relationship]?.primaryKey.map { .integer($0) } ?? .null, at: index)
+            case .toOneEntity(let relationship):
+                try statement.bind(record.toOne[relationship].map { .text($0.entityName) } ?? .null, at: index)
+            default:
+                try binder.bind(written, to: statement, at: index)
+            }
+            index += 1
+        }
+        return index
+    }
+
+    /// Binds the attribute columns of one row (``EntityLayout/WrittenValue/attribute(position:)``
+    /// and its shadow columns) from values laid out by the entity's attribute layout.
+    struct AttributeBinder {
+        let attributes: AttributeValues
+        /// The stored text of each decimal bound, which its shadow column's key is made from.
+        private var decimalTexts: [(position: Int, text: String)] = []
+
+        init(attributes: AttributeValues) {
+            self.attributes = attributes
+        }
+
+        /// Binds `written`, which must be an attribute or a shadow column.
+        mutating func bind(_ written: EntityLayout.WrittenValue, to statement: Statement, at index: Int32) throws(StrataError) {
             switch written {
             case .attribute(let position):
                 let value = attributes[position: position]
@@ -340,16 +364,12 @@ extension SQLiteStore {
                 } else {
                     try statement.bind(ComparisonKey.shadowValue(of: attributes[position: position]), at: index)
                 }
-            case .toOneKey(let relationship):
-                try statement.bind(record.toOne[relationship]?.primaryKey.map { .integer($0) } ?? .null, at: index)
-            case .toOneEntity(let relationship):
-                try statement.bind(record.toOne[relationship].map { .text($0.entityName) } ?? .null, at: index)
             case .stringKey(let position):
                 try statement.bind(ComparisonKey.shadowValue(of: attributes[position: position]), at: index)
+            case .toOneKey, .toOneEntity:
+                preconditionFailure("a relationship's column is not an attribute's")
             }
-            index += 1
         }
-        return index
     }
 
     /// The columns of an entity's uniqueness constraints (its own and its ancestors').

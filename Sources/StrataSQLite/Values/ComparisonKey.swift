@@ -75,31 +75,46 @@ enum ComparisonKey {
     /// ``decimal(_:)`` of a decimal other than NaN from its `description` (what ``ValueCodec``
     /// stores), for a save that made that text already: making it is most of the key's cost.
     static func decimal(description: String) -> String {
-        // The plain notation Foundation writes: "-0.00123", "12300", "1.5".
         var text = description
-        let negative = text.hasPrefix("-")
-        if negative { text.removeFirst() }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        let integerPart = parts[0]
-        let digits = Array(integerPart.utf8) + (parts.count > 1 ? Array(parts[1].utf8) : [])
-        guard let first = digits.firstIndex(where: { $0 != UInt8(ascii: "0") }) else { return "1" }
-        let last = digits.lastIndex(where: { $0 != UInt8(ascii: "0") })!
-        // The exponent of the first significant digit: 123.4 → 2, 0.01 → -2. Decimal's range
-        // (exponent -128…127, 38 digits) keeps it within -166…165.
-        let exponent = integerPart.count - 1 - first
-        let biased = exponent + 500
-        var key = negative ? "0" : "2"
-        key += threeDigits(negative ? 999 - biased : biased)
-        for digit in digits[first...last] {
-            let value = digit - UInt8(ascii: "0")
-            key.append(Character(Unicode.Scalar(UInt8(ascii: "0") + (negative ? 9 - value : value))))
-        }
-        if negative { key += "~" }
-        return key
+        return text.withUTF8(decimalKey)
     }
 
-    private static func threeDigits(_ value: Int) -> String {
-        let text = String(value)
-        return String(repeating: "0", count: max(0, 3 - text.count)) + text
+    /// ``decimal(description:)`` of the description's UTF-8 bytes, built in one buffer: the
+    /// plain notation Foundation writes ("-0.00123", "12300", "1.5").
+    private static func decimalKey(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let zero = UInt8(ascii: "0")
+        let negative = bytes.first == UInt8(ascii: "-")
+        let start = negative ? 1 : 0
+        let dot = bytes[start...].firstIndex(of: UInt8(ascii: ".")) ?? bytes.count
+        let integerCount = dot - start
+        let count = integerCount + max(0, bytes.count - dot - 1)
+        // The digits without the sign and the point.
+        func digit(_ index: Int) -> UInt8 {
+            index < integerCount ? bytes[start + index] : bytes[dot + 1 + index - integerCount]
+        }
+        var first = 0
+        while first < count, digit(first) == zero { first += 1 }
+        guard first < count else { return "1" }
+        var last = count - 1
+        while digit(last) == zero { last -= 1 }
+        // The exponent of the first significant digit: 123.4 → 2, 0.01 → -2. Decimal's range
+        // (exponent -128…127, 38 digits) keeps it within -166…165.
+        let biased = integerCount - 1 - first + 500
+        let exponent = negative ? 999 - biased : biased
+        let length = 4 + last - first + 1 + (negative ? 1 : 0)
+        return String(unsafeUninitializedCapacity: length) { key in
+            key[0] = negative ? zero : UInt8(ascii: "2")
+            key[1] = zero + UInt8(exponent / 100)
+            key[2] = zero + UInt8(exponent / 10 % 10)
+            key[3] = zero + UInt8(exponent % 10)
+            var index = 4
+            for position in first...last {
+                let value = digit(position) - zero
+                key[index] = zero + (negative ? 9 - value : value)
+                index += 1
+            }
+            if negative { key[index] = UInt8(ascii: "~") }
+            return length
+        }
     }
 }

@@ -69,6 +69,9 @@ struct StoreKind: Sendable, CustomTestStringConvertible {
         .testJSON,
         .file("binary", factory: BinaryPlistStoreFactory(), fileExtension: "bplist"),
         .file("xml", factory: XMLStoreFactory(), fileExtension: "xml"),
-        .file("sqlite", factory: SQLiteStoreFactory(), fileExtension: "sqlite"),
+        .sqlite,
     ]
+
+    /// The SQLite store, for tests of what only it does (a streamed load).
+    static let sqlite = StoreKind.file("sqlite", factory: SQLiteStoreFactory(), fileExtension: "sqlite")
 }
