@@ -27,6 +27,16 @@ package enum PredicateLimit {
             "the predicate nests more than \(FetchPredicate.maximumDepth) levels deep (AND, OR, NOT, SUBQUERY and arrays); flatten it, for example with IN instead of nested ORs")
     }
 
+    package static func unboundVariable(_ name: String) -> StrataError {
+        StrataError(
+            .invalidPredicate,
+            "the predicate has the variable $\(name), which has no value; give it one with withSubstitutionVariables([\"\(name)\": …]) before evaluating or fetching")
+    }
+
+    package static func wrongArity(_ function: PredicateFunction, _ count: Int) -> StrataError {
+        StrataError(.invalidPredicate, "\(function.rawValue) takes \(function.arity) argument\(function.arity == 1 ? "" : "s"), not \(count)")
+    }
+
     package static func regexFailed(_ failure: RegexRule.Failure) -> StrataError {
         StrataError(.invalidPredicate, "MATCHES failed: \(failure.reason)")
     }

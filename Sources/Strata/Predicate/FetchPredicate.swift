@@ -96,11 +96,38 @@ public indirect enum FetchExpression: Sendable, Hashable {
     case array([FetchExpression])
     /// `SUBQUERY(collection, $x, predicate)` followed by an optional key path such as `@count`.
     case subquery(collection: FetchExpression, variable: String, predicate: FetchPredicate, keyPath: [String])
+    /// A function of expressions: `sum:(books.price)`, `lowercase:(title)`, `now()`, and the
+    /// arithmetic `price * 2 + 1` (`add:to:`, `multiply:by:`, …); see ``PredicateFunction`` for
+    /// each one's meaning.
+    case function(PredicateFunction, [FetchExpression])
+    /// `collection[index]` followed by an optional key path: `steps[FIRST]`, `steps[LAST].name`,
+    /// `steps[SIZE]`, `steps[2]`; see ``PredicateIndex``.
+    case index(FetchExpression, PredicateIndex, keyPath: [String])
+
+    /// `$name`, a substitution variable: `FetchExpression.variable("minimum")`.
+    public static func variable(_ name: String) -> FetchExpression {
+        .variable(name, [])
+    }
 
     /// A key path from a dotted string: `.key("author.name")`.
     public static func key(_ path: String) -> FetchExpression {
         .keyPath(path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
     }
+}
+
+/// The index of a subscript on an ordered collection (an ordered to-many key path, an array):
+/// `steps[FIRST]`, `steps[LAST]`, `steps[SIZE]`, `steps[2]`.
+///
+/// Positions count from 0, as in `NSExpression`. A position past either end, a negative one or
+/// one that is not a whole number gives nil (NSExpression raises instead); `SIZE` is the number of
+/// members (`@count`). An unordered to-many relationship takes `SIZE` only: its members have no
+/// order to pick the first from.
+public indirect enum PredicateIndex: Sendable, Hashable {
+    case first
+    case last
+    case size
+    /// A position, counted from 0: a constant, a variable or any expression giving a number.
+    case position(FetchExpression)
 }
 
 /// A constant inside a predicate.

@@ -152,7 +152,8 @@ package struct PredicateEvaluator<Subject> {
             return .object(subject)
         case .variable(let name, let path):
             try PredicateLimit.check(path)
-            return try walk(variables[name] ?? .null, path[...])
+            guard let bound = variables[name] else { throw PredicateLimit.unboundVariable(name) }
+            return try walk(bound, path[...])
         case .array(let expressions):
             guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
             var members: [EvaluatedValue<Subject>] = []
@@ -173,7 +174,78 @@ package struct PredicateEvaluator<Subject> {
                 if try evaluate(predicate, on: object, variables: scope, depth: depth + 1) { matching.append(member) }
             }
             return try walk(.collection(matching), path[...])
+        case .function(let function, let arguments):
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            var values: [EvaluatedValue<Subject>] = []
+            for argument in arguments { values.append(try value(of: argument, on: subject, variables: variables, depth: depth + 1)) }
+            return try apply(function, values)
+        case .index(let collection, let index, let path):
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            try PredicateLimit.check(path)
+            let members = elements(of: try value(of: collection, on: subject, variables: variables, depth: depth + 1))
+            let member: EvaluatedValue<Subject>
+            switch index {
+            case .first: member = members.first ?? .null
+            case .last: member = members.last ?? .null
+            case .size: member = .scalar(.integer(Int64(members.count)))
+            case .position(let expression):
+                let position = try value(of: expression, on: subject, variables: variables, depth: depth + 1)
+                guard case .scalar(let number) = position, let offset = Self.position(number), offset < members.count else {
+                    member = .null
+                    break
+                }
+                member = members[offset]
+            }
+            return try walk(member, path[...])
         }
+    }
+
+    /// A subscript's position: a whole, non-negative number (nil otherwise).
+    package static func position(_ value: PredicateValue) -> Int? {
+        switch value {
+        case .integer(let i): return i >= 0 ? Int(exactly: i) : nil
+        case .bool(let b): return b ? 1 : 0
+        case .double(let d): return d >= 0 && d.rounded(.towardZero) == d ? Int(exactly: d) : nil
+        case .decimal(let d):
+            guard let whole = Int64(exactly: NSDecimalNumber(decimal: d).int64Value), Decimal(whole) == d, whole >= 0 else { return nil }
+            return Int(exactly: whole)
+        default: return nil
+        }
+    }
+
+    /// A function of evaluated arguments: aggregates reduce a collection, `now` reads the clock,
+    /// `noindex:` passes its argument on, and the others apply to each member of a collection
+    /// argument (nil when more than one argument is a collection).
+    private func apply(_ function: PredicateFunction, _ arguments: [EvaluatedValue<Subject>]) throws(StrataError) -> EvaluatedValue<Subject> {
+        guard arguments.count == function.arity else { throw PredicateLimit.wrongArity(function, arguments.count) }
+        if let operation = function.collectionOperator {
+            return try aggregate(operation, elements(of: arguments[0]), [])
+        }
+        switch function {
+        case .now: return .scalar(.date(Date()))
+        case .noindex: return arguments[0]
+        default: return map(function, arguments)
+        }
+    }
+
+    private func map(_ function: PredicateFunction, _ arguments: [EvaluatedValue<Subject>]) -> EvaluatedValue<Subject> {
+        var collection: (position: Int, members: [EvaluatedValue<Subject>])?
+        var values: [PredicateValue] = []
+        for (position, argument) in arguments.enumerated() {
+            if case .collection(let members) = argument {
+                guard collection == nil else { return .null }
+                collection = (position, members)
+                values.append(.null)
+            } else {
+                values.append(scalar(argument) ?? .null)
+            }
+        }
+        guard let collection else { return Self.lift(function.apply(values)) }
+        return .collection(collection.members.map { member in
+            var arguments = arguments
+            arguments[collection.position] = member
+            return map(function, arguments)
+        })
     }
 
     private static func lift(_ constant: PredicateValue) -> EvaluatedValue<Subject> {
@@ -191,6 +263,9 @@ package struct PredicateEvaluator<Subject> {
         var path = path
         while let key = path.first {
             let rest = path.dropFirst()
+            if key == "@distinctUnionOfObjects" {
+                return try distinctUnion(elements(of: current), rest)
+            }
             if key.hasPrefix("@") {
                 return try aggregate(key, elements(of: current), rest)
             }
@@ -225,6 +300,21 @@ package struct PredicateEvaluator<Subject> {
         return current
     }
 
+    /// `@distinctUnionOfObjects.key`: the distinct non-nil values of `key` over the members, in
+    /// the order they first appear; values are distinct as `==` tells them apart (`1` and `1.0`
+    /// are one value), objects by identity.
+    private func distinctUnion(_ members: [EvaluatedValue<Subject>], _ rest: ArraySlice<String>) throws(StrataError) -> EvaluatedValue<Subject> {
+        var kept: [EvaluatedValue<Subject>] = []
+        var seen: [PredicateValue] = []
+        for value in elements(of: try walk(.collection(members), rest)) {
+            guard let key = scalar(value), key != .null else { continue }
+            if seen.contains(where: { Self.order($0, key, []) == 0 }) { continue }
+            seen.append(key)
+            kept.append(value)
+        }
+        return .collection(kept)
+    }
+
     private func aggregate(_ operation: String, _ members: [EvaluatedValue<Subject>], _ rest: ArraySlice<String>) throws(StrataError) -> EvaluatedValue<Subject> {
         if operation == "@count" {
             return try walk(.scalar(.integer(Int64(members.count))), rest)
@@ -237,10 +327,23 @@ package struct PredicateEvaluator<Subject> {
         return result == .null ? .null : .scalar(result)
     }
 
-    /// `@sum`, `@avg`, `@min` or `@max` of non-nil values: the one definition the evaluator and
-    /// the SQLite store's aggregate function share. `@sum` of nothing is 0; the others are nil.
+    /// `@sum`, `@avg`, `@min`, `@max`, `@median` or `@stddev` of non-nil values: the one
+    /// definition the evaluator and the SQLite store's aggregate function share. `@sum` of nothing
+    /// is 0; the others are nil.
     package static func aggregate(_ operation: String, _ values: [PredicateValue]) -> PredicateValue {
         switch operation {
+        case "@median":
+            let numbers = values.filter { doubleValue($0) != nil }.sorted { FetchSortDescriptor("").compare($0, $1) < 0 }
+            guard !numbers.isEmpty else { return .null }
+            let middle = numbers.count / 2
+            if numbers.count % 2 == 1 { return numbers[middle] }
+            return aggregate("@avg", [numbers[middle - 1], numbers[middle]])
+        case "@stddev":
+            let numbers = values.compactMap(doubleValue)
+            guard !numbers.isEmpty else { return .null }
+            let mean = numbers.reduce(0, +) / Double(numbers.count)
+            let variance = numbers.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(numbers.count)
+            return .double(variance.squareRoot())
         case "@sum":
             return sum(values)
         case "@avg":

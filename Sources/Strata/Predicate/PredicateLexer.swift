@@ -18,7 +18,9 @@ struct PredicateToken {
         case argument(String)
         case comparison(ComparisonOperator)
         case and, or, not
-        case minus
+        case minus, plus, star, slash, power
+        /// `:` in a function name: `sum:(…)`, `add:to:(…)`.
+        case colon
         case leftParen, rightParen, leftBrace, rightBrace, leftBracket, rightBracket
         case comma, dot
         case end
@@ -118,8 +120,10 @@ struct PredicateLexer {
                 throw Failure(code: .invalidToken, offset: start, message: "unexpected '|'; write '||' or OR")
             }
             return .or
-        case "+", "*", "/":
-            throw Failure(code: .invalidToken, offset: start, message: "unexpected '\(scalar)': arithmetic is not supported in predicates")
+        case "+": return .plus
+        case "*": return consume("*") ? .power : .star
+        case "/": return .slash
+        case ":": return .colon
         default:
             throw Failure(code: .invalidToken, offset: start, message: "unexpected character \(Self.quoted(scalar))")
         }

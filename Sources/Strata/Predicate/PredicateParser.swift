@@ -47,17 +47,33 @@ extension FetchPredicate {
 /// not        := ("NOT" | "!") not | primary
 /// primary    := TRUEPREDICATE | FALSEPREDICATE | "(" predicate ")" | comparison
 /// comparison := [ANY | SOME | ALL | NONE] expression operator ["[" options "]"] expression
-/// expression := literal | keyPath | SELF ["." keyPath] | $var ["." keyPath] | %@ | %K ["." keyPath]
+/// expression := term (("+" | "-") term)*
+/// term       := unary (("*" | "/") unary)*
+/// unary      := "-" unary | power
+/// power      := postfix ["**" unary]
+/// postfix    := primary ("[" (FIRST | LAST | SIZE | expression) "]" ["." keyPath])*
+/// primary    := literal | "-" number | keyPath | SELF ["." keyPath] | $var ["." keyPath]
+///             | %@ | %K ["." keyPath] | "(" expression ")"
 ///             | "{" [expression ("," expression)*] "}" | CAST "(" expression "," string ")"
 ///             | SUBQUERY "(" expression "," $var "," predicate ")" ["." keyPath]
+///             | name [":" (name ":")*] "(" [expression ("," expression)*] ")"
 /// ```
+/// A `(` where a predicate may start opens a predicate when what it holds is one and what
+/// follows its `)` cannot continue an expression; otherwise it opens an expression
+/// (`(price + tax) * 2 > 10`).
 struct PredicateParser {
     static let reservedWords: Set<String> = [
         "AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH",
         "LIKE", "MATCHES", "BETWEEN", "TRUEPREDICATE", "FALSEPREDICATE", "TRUE", "FALSE", "YES", "NO",
         "NIL", "NULL", "SELF", "SUBQUERY", "CAST",
     ]
-    static let collectionOperators: Set<String> = ["@count", "@sum", "@avg", "@min", "@max"]
+    static let collectionOperators: Set<String> = ["@count", "@sum", "@avg", "@min", "@max", "@distinctUnionOfObjects"]
+
+    /// The collection operator a name after `@` stands for, in any case: `@COUNT` is `@count`.
+    static func collectionOperator(named name: String) -> String? {
+        let lowered = name.lowercased()
+        return collectionOperators.first { $0.lowercased() == lowered }
+    }
 
     private let format: String
     private var lexer: PredicateLexer
@@ -140,8 +156,45 @@ struct PredicateParser {
 
     private mutating func parsePrimary() throws -> FetchPredicate {
         if let constant = try parseConstantPredicate() { return constant }
-        if case .leftParen = token.kind { return try parseParenthesized() }
+        if case .leftParen = token.kind { return try parsePredicateOrExpression() }
         return .comparison(try parseComparison())
+    }
+
+    /// A `(` that opens either a predicate (`(a > 1 OR b) AND c`) or the left side of a
+    /// comparison (`(a + b) * 2 > c`): a predicate when what it holds is one and what follows
+    /// cannot continue an expression. When neither reading parses, the error of the one that got
+    /// further is reported.
+    private mutating func parsePredicateOrExpression() throws -> FetchPredicate {
+        let start = self
+        do {
+            let inner = try parseParenthesized()
+            guard continuesExpression else { return inner }
+            let after = self
+            self = start
+            do {
+                return .comparison(try parseComparison())
+            } catch let error as PredicateSyntaxError {
+                if error.column > column(after.token.start) { throw error }
+                self = after
+                return inner
+            }
+        } catch let predicateError as PredicateSyntaxError {
+            self = start
+            do {
+                return .comparison(try parseComparison())
+            } catch let expressionError as PredicateSyntaxError {
+                throw expressionError.column > predicateError.column ? expressionError : predicateError
+            }
+        }
+    }
+
+    /// Whether the token can continue an expression (an operator, a subscript), so that what
+    /// stands before it cannot be a whole predicate.
+    private var continuesExpression: Bool {
+        switch token.kind {
+        case .plus, .minus, .star, .slash, .power, .leftBracket, .dot, .comparison: return true
+        default: return comparisonOperator() != nil
+        }
     }
 
     private mutating func parseConstantPredicate() throws -> FetchPredicate? {
@@ -260,22 +313,182 @@ struct PredicateParser {
 
     // MARK: Expressions
 
+    /// `term (("+" | "-") term)*`, left to right.
     private mutating func parseExpression(expecting expected: String) throws -> FetchExpression {
+        var left = try parseTerm(expecting: expected)
+        while let function = additiveOperator {
+            try advance()
+            left = .function(function, [left, try parseTerm(expecting: "a value")])
+        }
+        return left
+    }
+
+    private var additiveOperator: PredicateFunction? {
+        switch token.kind {
+        case .plus: .add
+        case .minus: .subtract
+        default: nil
+        }
+    }
+
+    /// `unary (("*" | "/") unary)*`, left to right.
+    private mutating func parseTerm(expecting expected: String) throws -> FetchExpression {
+        var left = try parseUnary(expecting: expected)
+        while let function = multiplicativeOperator {
+            try advance()
+            left = .function(function, [left, try parseUnary(expecting: "a value")])
+        }
+        return left
+    }
+
+    private var multiplicativeOperator: PredicateFunction? {
+        switch token.kind {
+        case .star: .multiply
+        case .slash: .divide
+        default: nil
+        }
+    }
+
+    /// `"-" unary | power`; a minus right before a number is the number's sign (`-2 ** 2` is 4).
+    private mutating func parseUnary(expecting expected: String) throws -> FetchExpression {
+        guard token.kind == .minus else { return try parsePower(expecting: expected) }
+        try advance()
+        switch token.kind {
+        case .integer, .double:
+            let number = FetchExpression.constant(try parseNegativeNumber())
+            return try parsePower(after: try parsePostfix(number))
+        default:
+            try nest()
+            defer { depth -= 1 }
+            return .function(.negate, [try parseUnary(expecting: "a value")])
+        }
+    }
+
+    /// `postfix ["**" unary]`: right to left (`2 ** 3 ** 2` is `2 ** 9`).
+    private mutating func parsePower(expecting expected: String) throws -> FetchExpression {
+        try parsePower(after: try parsePostfix(try parsePrimaryExpression(expecting: expected)))
+    }
+
+    private mutating func parsePower(after base: FetchExpression) throws -> FetchExpression {
+        guard token.kind == .power else { return base }
+        try nest()
+        defer { depth -= 1 }
+        try advance()
+        return .function(.raise, [base, try parseUnary(expecting: "a value")])
+    }
+
+    /// Subscripts after a primary expression: `steps[FIRST].name`, `nums[2]`.
+    private mutating func parsePostfix(_ primary: FetchExpression) throws -> FetchExpression {
+        var expression = primary
+        while token.kind == .leftBracket {
+            let open = token.start
+            try nest()
+            defer { depth -= 1 }
+            try advance()
+            let index = try parseIndex()
+            try expectClosing(.rightBracket, opener: "'['", at: open)
+            expression = .index(expression, index, keyPath: try parseKeyPathTail())
+        }
+        return expression
+    }
+
+    private mutating func parseIndex() throws -> PredicateIndex {
+        // FIRST, LAST and SIZE alone in the brackets; `[first.rank]` is a key path.
+        var symbolic: PredicateIndex?
+        if isKeyword("FIRST") {
+            symbolic = .first
+        } else if isKeyword("LAST") {
+            symbolic = .last
+        } else if isKeyword("SIZE") {
+            symbolic = .size
+        }
+        var lookahead = lexer
+        if symbolic != nil, (try? lookahead.next())?.kind != .rightBracket { symbolic = nil }
+        if let symbolic {
+            try advance()
+            return symbolic
+        }
+        return .position(try parseExpression(expecting: "an index: FIRST, LAST, SIZE or a number"))
+    }
+
+    private mutating func parsePrimaryExpression(expecting expected: String) throws -> FetchExpression {
         switch expressionStart() {
         case .array: try parseArray()
         case .subquery: try parseSubquery()
         case .cast: try parseCast()
+        case .parenthesized: try parseParenthesizedExpression()
         case .simple: try parseSimpleExpression(expecting: expected)
         }
     }
 
-    private enum ExpressionStart { case array, subquery, cast, simple }
+    private enum ExpressionStart { case array, subquery, cast, parenthesized, simple }
 
     private func expressionStart() -> ExpressionStart {
         if case .leftBrace = token.kind { return .array }
+        if case .leftParen = token.kind { return .parenthesized }
         if isKeyword("SUBQUERY") { return .subquery }
         if isKeyword("CAST") { return .cast }
         return .simple
+    }
+
+    private mutating func parseParenthesizedExpression() throws -> FetchExpression {
+        let open = token.start
+        try nest()
+        defer { depth -= 1 }
+        try advance()
+        let inner = try parseExpression(expecting: "a value")
+        try expectClosing(.rightParen, opener: "'('", at: open)
+        return inner
+    }
+
+    /// `name(…)`, `name:(…)`, `add:to:(…)`: the name is read, the token is what follows it.
+    private mutating func parseFunction(_ name: String, at start: Int) throws -> FetchExpression {
+        let selector = try parseSelector(name)
+        guard let function = PredicateFunction(name: selector) else { throw unknownFunction(selector, at: start) }
+        let open = token.start
+        try nest()
+        defer { depth -= 1 }
+        try expect(.leftParen, "'(' after the function name")
+        var arguments: [FetchExpression] = []
+        if token.kind != .rightParen {
+            arguments.append(try parseExpression(expecting: "an argument"))
+            while token.kind == .comma {
+                try advance()
+                arguments.append(try parseExpression(expecting: "an argument"))
+            }
+        }
+        try expectClosing(.rightParen, opener: "'('", at: open)
+        guard arguments.count == function.arity else { throw wrongArity(function, arguments.count, at: start) }
+        return .function(function, arguments)
+    }
+
+    /// The colon-separated parts of a selector after its first name: `add` `:to:` → `add:to:`.
+    private mutating func parseSelector(_ name: String) throws -> String {
+        var selector = name
+        while token.kind == .colon {
+            selector += ":"
+            try advance()
+            if case .word(let part) = token.kind {
+                selector += part
+                try advance()
+                guard token.kind == .colon else { throw unexpected("':' in the function name '\(selector)'") }
+            }
+        }
+        return selector
+    }
+
+    private func unknownFunction(_ name: String, at start: Int) -> PredicateSyntaxError {
+        let names = PredicateFunction.allCases.filter { $0 != .negate }.map(\.rawValue)
+        let suggestion = Suggestion.didYouMean(name, in: names)
+        return error(
+            .invalidConstruct, at: start,
+            "unknown function '\(name)'\(suggestion.isEmpty ? "; functions include sum:, count:, average:, lowercase:, abs: and now()" : suggestion)")
+    }
+
+    private func wrongArity(_ function: PredicateFunction, _ count: Int, at start: Int) -> PredicateSyntaxError {
+        error(
+            .invalidConstruct, at: start,
+            "\(function.rawValue) takes \(Self.count(function.arity, "argument")), not \(count)")
     }
 
     /// Everything but arrays, SUBQUERY and CAST: the expressions that contain no others.
@@ -294,9 +507,6 @@ struct PredicateParser {
         case .double(let value):
             try advance()
             return .constant(.double(value))
-        case .minus:
-            try advance()
-            return .constant(try parseNegativeNumber())
         case .argument(let specifier):
             return try parseArgument(specifier)
         case .variable(let name):
@@ -328,6 +538,7 @@ struct PredicateParser {
                 throw unexpected(expected, hint: "write #\(word) for a key path named \(word)")
             default:
                 try advance()
+                if token.kind == .leftParen || token.kind == .colon { return try parseFunction(word, at: start.start) }
                 return .keyPath([word] + (try parseKeyPathTail()))
             }
         default:
@@ -368,11 +579,10 @@ struct PredicateParser {
     }
 
     private func collectionOperator(_ name: String) throws -> String {
-        let component = "@" + name.lowercased()
-        guard Self.collectionOperators.contains(component) else {
+        guard let component = Self.collectionOperator(named: "@" + name) else {
             throw error(
                 .invalidConstruct, at: token.start,
-                "unknown collection operator '@\(name)'; use @count, @sum, @avg, @min or @max"
+                "unknown collection operator '@\(name)'; use @count, @sum, @avg, @min, @max or @distinctUnionOfObjects"
             )
         }
         return component
@@ -486,8 +696,8 @@ struct PredicateParser {
             // every parsed predicate prints back as text that parses.
             var components: [String] = []
             for component in path.split(separator: ".", omittingEmptySubsequences: false) {
-                if Self.collectionOperators.contains(component.lowercased()) {
-                    components.append(component.lowercased())
+                if let collectionOperator = Self.collectionOperator(named: String(component)) {
+                    components.append(collectionOperator)
                 } else if !component.isEmpty, component.unicodeScalars.allSatisfy(PredicateLexer.isWordContinuation) {
                     components.append(String(component))
                 } else {
@@ -531,7 +741,7 @@ struct PredicateParser {
     /// `)` or `}` closing what opened at `offset`.
     private mutating func expectClosing(_ kind: PredicateToken.Kind, opener: String, at offset: Int) throws {
         guard token.kind == kind else {
-            let closer = kind == .rightBrace ? "'}'" : "')'"
+            let closer = kind == .rightBrace ? "'}'" : kind == .rightBracket ? "']'" : "')'"
             let separator = kind == .rightBrace ? "',' or " : ""
             throw unexpected("\(separator)\(closer) to close the \(opener) opened in column \(column(offset))", sayingAfter: false)
         }

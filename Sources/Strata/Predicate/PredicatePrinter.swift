@@ -120,13 +120,40 @@ enum PredicatePrinter {
         return letters.isEmpty ? "" : "[\(letters)]"
     }
 
-    static func expression(_ expression: FetchExpression, depth: Int) -> String {
+    /// How tightly an expression binds, for arithmetic: an operand prints in parentheses when
+    /// its own level is lower than the level its place requires.
+    enum ExpressionLevel: Int, Comparable {
+        case sum, product, unary, power, postfix
+
+        static func < (lhs: ExpressionLevel, rhs: ExpressionLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        init(_ expression: FetchExpression) {
+            guard case .function(let function, let arguments) = expression, arguments.count == function.arity else {
+                self = .postfix
+                return
+            }
+            switch function {
+            case .add, .subtract: self = .sum
+            case .multiply, .divide: self = .product
+            case .negate: self = .unary
+            case .raise: self = .power
+            default: self = .postfix
+            }
+        }
+    }
+
+    static func expression(_ expression: FetchExpression, within required: ExpressionLevel = .sum, depth: Int) -> String {
         switch expression {
-        case .array, .subquery:
+        case .array, .subquery, .function, .index:
             if depth >= FetchPredicate.maximumDepth { return tooDeep }
         default:
             break
         }
+        let text = self.text(of: expression, depth: depth)
+        return ExpressionLevel(expression) < required ? "(\(text))" : text
+    }
+
+    private static func text(of expression: FetchExpression, depth: Int) -> String {
         switch expression {
         case .constant(let value):
             return value.description
@@ -142,6 +169,44 @@ enum PredicatePrinter {
             let tail = path.isEmpty ? "" : "." + keyPath(path)
             let inner = self.predicate(predicate, within: .or, depth: depth + 1)
             return "SUBQUERY(\(self.expression(collection, depth: depth + 1)), $\(variable), \(inner))\(tail)"
+        case .function(let function, let arguments):
+            return self.function(function, arguments, depth: depth + 1)
+        case .index(let collection, let index, let path):
+            let tail = path.isEmpty ? "" : "." + keyPath(path)
+            return self.expression(collection, within: .postfix, depth: depth + 1) + "[" + self.index(index, depth: depth + 1) + "]" + tail
+        }
+    }
+
+    /// Arithmetic with its operators (`a + b * 2`, `-a`, `a ** 2`), other functions by their
+    /// selector (`sum:(books.price)`, `now()`).
+    private static func function(_ function: PredicateFunction, _ arguments: [FetchExpression], depth: Int) -> String {
+        if arguments.count == function.arity {
+            let level = ExpressionLevel(.function(function, arguments))
+            if let symbol = function.infixOperator {
+                // Left to right, except `**`, which groups to the right.
+                let (left, right): (ExpressionLevel, ExpressionLevel) = function == .raise ? (.postfix, .unary) : (level, ExpressionLevel(rawValue: level.rawValue + 1)!)
+                return expression(arguments[0], within: left, depth: depth) + " \(symbol) " + expression(arguments[1], within: right, depth: depth)
+            }
+            if function == .negate {
+                // `-(3)`: `-3` would read back as the constant -3.
+                switch arguments[0] {
+                case .constant(.integer), .constant(.double): return "-(\(expression(arguments[0], depth: depth)))"
+                default: break
+                }
+                return "-" + expression(arguments[0], within: .unary, depth: depth)
+            }
+        }
+        return function.rawValue + "(" + arguments.map { expression($0, depth: depth) }.joined(separator: ", ") + ")"
+    }
+
+    static func index(_ index: PredicateIndex, depth: Int = 0) -> String {
+        switch index {
+        case .first: "FIRST"
+        case .last: "LAST"
+        case .size: "SIZE"
+        case .position(.keyPath(let path)) where path.count == 1 && ["FIRST", "LAST", "SIZE"].contains(path[0].uppercased()):
+            "#" + path[0]  // `[first]` would be FIRST.
+        case .position(let position): expression(position, depth: depth)
         }
     }
 

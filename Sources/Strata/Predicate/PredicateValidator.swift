@@ -88,7 +88,7 @@ package struct PredicateValidator {
             case .unknown?:
                 return
             case nil:
-                throw StrataError(.invalidPredicate, "the predicate still has the variable $\(name); substitute a value for it before fetching")
+                throw PredicateLimit.unboundVariable(name)
             }
         case .array(let elements):
             guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
@@ -104,7 +104,72 @@ package struct PredicateValidator {
             if let first = path.first, !first.hasPrefix("@") {
                 throw StrataError(.invalidPredicate, "a SUBQUERY is a collection; follow it with a collection operator such as @count, not '\(first)'")
             }
+        case .function(let function, let arguments):
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            guard arguments.count == function.arity else { throw PredicateLimit.wrongArity(function, arguments.count) }
+            for argument in arguments { try validate(argument, entity, variables: variables, depth: depth + 1) }
+        case .index(let collection, let index, let path):
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            try PredicateLimit.check(path)
+            try validate(collection, entity, variables: variables, depth: depth + 1)
+            if case .position(let position) = index { try validate(position, entity, variables: variables, depth: depth + 1) }
+            if index != .size, let unordered = unorderedRelationship(in: collection, entity, variables: variables) {
+                throw StrataError(
+                    .invalidPredicate,
+                    "cannot take [\(PredicatePrinter.index(index))] of '\(collection)': the to-many relationship '\(unordered)' is unordered, so its members have no first or last; use [SIZE], or make the relationship ordered")
+            }
+            if let member = memberEntity(of: collection, entity, variables: variables) {
+                try validate(path, from: member)
+            } else if let first = path.first, !first.hasPrefix("@") {
+                try validateScalarTail(path, of: collection)
+            }
         }
+    }
+
+    /// `[FIRST].name` of values that are not objects: nothing to follow.
+    private func validateScalarTail(_ path: [String], of collection: FetchExpression) throws(StrataError) {
+        // Arrays, functions and attribute paths give values, whose keys are all nil; say so
+        // rather than fetch nothing.
+        throw StrataError(.invalidPredicate, "'\(collection)' holds values, not objects; '\(path.joined(separator: "."))' cannot follow its subscript")
+    }
+
+    /// The first unordered to-many relationship a collection expression goes through, when it is
+    /// a key path (SUBQUERYs through their collection).
+    private func unorderedRelationship(in expression: FetchExpression, _ entity: EntityDescription, variables: [String: Binding]) -> String? {
+        guard let (start, path) = keyPath(of: expression, entity, variables: variables) else { return nil }
+        var current = start
+        for key in path {
+            guard let relationship = current.relationship(named: key) else { return nil }
+            if relationship.isToMany && !relationship.isOrdered { return "\(current.name).\(key)" }
+            guard let next = schema.entity(named: relationship.destination) else { return nil }
+            current = next
+        }
+        return nil
+    }
+
+    /// Where a key path expression starts and its components; SUBQUERYs stand for their
+    /// collection, whose order they keep.
+    private func keyPath(of expression: FetchExpression, _ entity: EntityDescription, variables: [String: Binding]) -> (EntityDescription, [String])? {
+        switch expression {
+        case .keyPath(let path): return (entity, path)
+        case .variable(let name, let path):
+            guard case .entity(let bound)? = variables[name] else { return nil }
+            return (bound, path)
+        case .subquery(let collection, _, _, let path) where path.isEmpty:
+            return keyPath(of: collection, entity, variables: variables)
+        default: return nil
+        }
+    }
+
+    /// The entity of the members of a subscripted collection, when its members are objects.
+    private func memberEntity(of expression: FetchExpression, _ entity: EntityDescription, variables: [String: Binding]) -> EntityDescription? {
+        guard let (start, path) = keyPath(of: expression, entity, variables: variables) else { return nil }
+        var current = start
+        for key in path {
+            guard let relationship = current.relationship(named: key), let next = schema.entity(named: relationship.destination) else { return nil }
+            current = next
+        }
+        return current
     }
 
     /// The entity of the members of a collection expression, when it is a relationship path.
@@ -137,9 +202,18 @@ package struct PredicateValidator {
         var index = 0
         while index < path.count {
             let key = path[index]
+            if key == "@distinctUnionOfObjects" {
+                // The distinct values of the rest of the path, which is a plain key path: count
+                // or aggregate them with a function, `count:(books.@distinctUnionOfObjects.genre)`.
+                if let inner = path[(index + 1)...].first(where: { $0.hasPrefix("@") }) {
+                    throw StrataError(.invalidPredicate, "'\(inner)' cannot follow @distinctUnionOfObjects in '\(text)'; write \(inner == "@count" ? "count" : "sum"):(…) around the key path instead")
+                }
+                index += 1
+                continue
+            }
             if key.hasPrefix("@") {
                 guard ["@count", "@sum", "@avg", "@min", "@max"].contains(key) else {
-                    throw StrataError(.invalidPredicate, "unknown collection operator '\(key)' in '\(text)'; use @count, @sum, @avg, @min or @max")
+                    throw StrataError(.invalidPredicate, "unknown collection operator '\(key)' in '\(text)'; use @count, @sum, @avg, @min, @max or @distinctUnionOfObjects")
                 }
                 if key == "@count" {
                     guard index == path.count - 1 else {

@@ -23,6 +23,10 @@ extension PredicateCompiler {
             return try nested { (compiler) throws(Unsupported) in
                 try compiler.subquery(collection, variable, predicate, try Self.checked(path), context)
             }
+        case .function:
+            throw Unsupported(reason: "a function")
+        case .index:
+            throw Unsupported(reason: "a subscript")
         }
     }
 

@@ -29,7 +29,7 @@ struct PredicateGenerator {
         "title", "name", "a", "_x", "priority2", "IN", "and", "Self", "TRUEPREDICATE", "nil", "yes", "cast",
         "SUBQUERY", "名前", "été", "e\u{301}", "1st", "ANY", "between", "size", "first", "Contains",
     ]
-    static let collectionOperators = ["@count", "@sum", "@avg", "@min", "@max"]
+    static let collectionOperators = ["@count", "@sum", "@avg", "@min", "@max", "@distinctUnionOfObjects"]
     static let stringScalars: [Unicode.Scalar] = [
         "a", "Z", " ", "'", "\"", "\\", "\n", "\t", "\r", "\0", "\u{7}", "\u{7F}", "\u{85}", "%", "@", "$", "é",
         "\u{301}", "名", "😀", "\u{2028}", "\u{FEFF}", "{", ")", "#",
@@ -71,7 +71,7 @@ struct PredicateGenerator {
     }
 
     mutating func expression(depth: Int) -> FetchExpression {
-        switch depth <= 0 ? int(0...3) : int(0...6) {
+        switch depth <= 0 ? int(0...3) : int(0...9) {
         case 0: return keyPath()
         case 1: return .constant(value(depth: depth))
         case 2: return .evaluatedObject
@@ -83,6 +83,17 @@ struct PredicateGenerator {
                 variable: variableName(), predicate: predicate(depth: depth - 1),
                 keyPath: chance(70) ? ["@count"] : path(maxCount: 2)
             )
+        case 7, 8:
+            let function = pick(PredicateFunction.allCases)
+            return .function(function, (0..<function.arity).map { _ in expression(depth: depth - 1) })
+        case 9:
+            let index: PredicateIndex = switch int(0...3) {
+            case 0: .first
+            case 1: .last
+            case 2: .size
+            default: .position(expression(depth: depth - 1))
+            }
+            return .index(expression(depth: depth - 1), index, keyPath: chance(30) ? path(maxCount: 2) : [])
         default: return .constant(value(depth: depth))
         }
     }
