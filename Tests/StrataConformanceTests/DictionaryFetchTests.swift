@@ -150,6 +150,49 @@ import Testing
         }
     }
 
+    /// Arithmetic and functions of the predicate language as columns: of each object's
+    /// values, and of the aggregates and keys of groups (`sum:(pages)` is `@sum.pages`).
+    @Test(arguments: StoreKind.all)
+    func computedColumns(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        _ = try FetchTests.populate(fixture)
+        try fixture.verifyStored { context throws in
+            var plain = FetchRequest(entityName: "Book", predicate: where_("pages", .lessThan, 200), sortDescriptors: [FetchSortDescriptor("title")])
+            plain.fetchedProperties = [
+                .key("title"),
+                ExpressionDescription(name: "double", expression: .function(.multiply, [.key("pages"), .constant(2)])),
+                ExpressionDescription(name: "tags", expression: .function(.count, [.key("tags")])),
+                ExpressionDescription(name: "upper", expression: .function(.uppercase, [.key("author.name")])),
+            ]
+            #expect(try context.fetchDictionaries(plain) == [
+                ["title": Self.string("Lathe of Heaven"), "double": Self.integer(368), "tags": Self.integer(1), "upper": Self.string("URSULA")],
+                ["title": Self.string("Saint-Étienne"), "double": Self.integer(198), "tags": Self.integer(2), "upper": Self.string("ZED")],
+                ["title": Self.string("file2"), "double": Self.integer(4), "tags": Self.integer(1), "upper": .attribute(nil)],
+                ["title": Self.string("saint-etienne"), "double": Self.integer(200), "tags": Self.integer(0), "upper": Self.string("ZED")],
+            ])
+            var groups = Self.request([
+                .key("author.name"),
+                ExpressionDescription(name: "total", expression: .function(.sum, [.key("pages")])),
+                ExpressionDescription(name: "mean", expression: .function(.divide, [.function(.sum, [.key("pages")]), .key("@count.pages")])),
+                ExpressionDescription(name: "label", expression: .function(.lowercase, [.key("author.name")])),
+            ], groupBy: ["author.name"])
+            groups.havingPredicate = .comparison(Comparison(.key("mean"), .greaterThan, .constant(50)))
+            #expect(try context.fetchDictionaries(groups) == [
+                ["author.name": Self.string("Ursula"), "total": Self.integer(571), "mean": Self.double(285.5), "label": Self.string("ursula")],
+                ["author.name": Self.string("Zed"), "total": Self.integer(199), "mean": Self.double(99.5), "label": Self.string("zed")],
+                ["author.name": Self.string("Émile"), "total": Self.integer(592), "mean": Self.double(592), "label": Self.string("émile")],
+            ])
+            groups.havingPredicate = nil
+            groups.fetchedProperties = [ExpressionDescription(name: "mean", expression: .function(.divide, [.key("@sum.pages"), .key("@count.pages")]))]
+            #expect(try context.fetchDictionaries(groups).map { $0["mean"] } == [Self.double(2), Self.double(285.5), Self.double(99.5), .attribute(nil), Self.double(592)])
+        }
+        let context = fixture.context()
+        let bad = Self.request([ExpressionDescription(name: "x", expression: .function(.add, [.key("title"), .key("pages")])), .count()])
+        #expect(throws: StrataError(.invalidPredicate, "the column 'x' is neither grouped nor aggregated; add 'title' to propertiesToGroupBy or fetch an aggregate of it such as '@max.title'")) {
+            try context.fetchDictionaries(bad)
+        }
+    }
+
     @Test(arguments: StoreKind.all)
     func unsavedChangesTakePart(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.catalog)

@@ -82,6 +82,11 @@ extension DictionaryPlan {
             var ids: [ObjectID] = []
             for member in members { if case .object(let object) = member { ids.append(evaluator.access.objectID(object)) } }
             return Cell(.toMany(ids))
+        case .computed(let computation):
+            let value = try computation.evaluate { (leaf) throws(StrataError) in
+                try cell(Column(name: column.name, value: leaf), of: subject, evaluator).key ?? .null
+            }
+            return Cell(.attribute(Self.attributeValue(value, nil)))
         case .aggregate:
             preconditionFailure("an aggregate column of a request without groups")
         }
@@ -114,9 +119,19 @@ extension DictionaryPlan {
         var rows: [[Cell]] = []
         for group in groups {
             var row: [Cell] = []
+            let members = group.map { subjects[$0] }
             for column in named {
                 if case .aggregate(let function, let path, let type) = column.value {
-                    row.append(Cell(.attribute(try aggregate(function, path, type, group.map { subjects[$0] }, evaluator))))
+                    row.append(Cell(.attribute(try aggregate(function, path, type, members, evaluator))))
+                } else if case .computed(let computation) = column.value {
+                    let value = try computation.evaluate { (leaf) throws(StrataError) -> PredicateValue in
+                        if case .aggregate(let function, let path, let type) = leaf {
+                            return PredicateValue(try aggregate(function, path, type, members, evaluator))
+                        }
+                        let position = groupKeys.firstIndex { $0.value == leaf }!
+                        return keys[group[0]][position].key ?? .null
+                    }
+                    row.append(Cell(.attribute(Self.attributeValue(value, nil))))
                 } else {
                     let position = groupKeys.firstIndex { $0.value == column.value }!
                     row.append(keys[group[0]][position])
@@ -225,7 +240,7 @@ extension DictionaryPlan {
     /// A computed value as the attribute value of a column whose values have `type`: integers
     /// of decimal and floating-point columns (an empty `@sum`) become that type, doubles of
     /// float columns floats; an integer `@sum` too large for 64 bits stays a double.
-    package static func attributeValue(_ value: PredicateValue, _ type: AttributeType) -> AttributeValue? {
+    package static func attributeValue(_ value: PredicateValue, _ type: AttributeType?) -> AttributeValue? {
         switch (value, type) {
         case (.integer(let v), .decimal): return .decimal(Decimal(v))
         case (.integer(let v), .double): return .double(Double(v))

@@ -17,9 +17,47 @@ package struct DictionaryPlan: Sendable {
         case members([String])
         /// An aggregate over the objects of a group; `path` is empty for `@count` of objects.
         case aggregate(AggregateFunction, [String], type: AttributeType)
+        /// Arithmetic and functions (``PredicateFunction``) of constants and values — of each
+        /// object, or in a grouped request of group keys and aggregates.
+        case computed(Computation)
 
+        /// Whether the value is, or is computed from, an aggregate of a group.
         package var isAggregate: Bool {
-            if case .aggregate = self { true } else { false }
+            switch self {
+            case .aggregate: true
+            case .computed(let computation): computation.leaves.contains { $0.isAggregate }
+            default: false
+            }
+        }
+    }
+
+    /// An expression of a column, its key paths resolved.
+    package indirect enum Computation: Sendable, Hashable {
+        case constant(PredicateValue)
+        case value(Value)
+        case apply(PredicateFunction, [Computation])
+
+        /// The values it is computed from.
+        package var leaves: [Value] {
+            switch self {
+            case .constant: []
+            case .value(let value): [value]
+            case .apply(_, let arguments): arguments.flatMap(\.leaves)
+            }
+        }
+
+        /// Its value, from the values of its leaves.
+        package func evaluate(_ leaf: (Value) throws(StrataError) -> PredicateValue) throws(StrataError) -> PredicateValue {
+            switch self {
+            case .constant(let value):
+                return value
+            case .value(let value):
+                return try leaf(value)
+            case .apply(let function, let arguments):
+                var values: [PredicateValue] = []
+                for argument in arguments { values.append(try argument.evaluate(leaf)) }
+                return function.apply(values)
+            }
         }
     }
 
@@ -79,7 +117,7 @@ package struct DictionaryPlan: Sendable {
             case .scalar, .object: groupKeys.append(Column(name: key, value: value))
             case .members:
                 throw StrataError(.invalidPredicate, "cannot group by '\(key)': it is a to-many relationship; group by attributes or to-one relationships")
-            case .aggregate:
+            case .aggregate, .computed:
                 throw StrataError(.invalidPredicate, "cannot group by '\(key)': it is an aggregate of the group")
             }
         }
@@ -103,12 +141,18 @@ package struct DictionaryPlan: Sendable {
             sortPositions = []
             return
         }
-        for column in columns where !column.value.isAggregate {
-            guard groupKeys.contains(where: { $0.value == column.value }) else {
+        for column in columns {
+            let values: [Value]
+            if case .computed(let computation) = column.value {
+                values = computation.leaves.filter { !$0.isAggregate }
+            } else {
+                values = column.value.isAggregate ? [] : [column.value]
+            }
+            for value in values where !groupKeys.contains(where: { $0.value == value }) {
                 let path: String
-                switch column.value {
+                switch value {
                 case .scalar(let p, _), .object(let p), .members(let p): path = p.joined(separator: ".")
-                case .aggregate: path = column.name
+                case .aggregate, .computed: path = column.name
                 }
                 throw StrataError(
                     .invalidPredicate,
@@ -145,7 +189,7 @@ package struct DictionaryPlan: Sendable {
         let path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         switch try KeyPathResolver(schema: schema, entity: entity).value(path) {
         case .scalar, .object: return
-        case .members, .aggregate:
+        case .members, .aggregate, .computed:
             throw StrataError(.invalidPredicate, "cannot sort by '\(keyPath)': it gives several values per object; end it with an aggregate such as '@count' or '@max.key'")
         }
     }
@@ -176,6 +220,15 @@ package struct DictionaryPlan: Sendable {
         }
     }
 
+    /// What a value reads as a predicate value: an object as its ID.
+    package static func predicateValue(_ value: PropertyValue) -> PredicateValue {
+        switch value {
+        case .attribute(let attribute): PredicateValue(attribute)
+        case .toOne(let id): id.map { .object($0) } ?? .null
+        case .toMany(let ids): .array(ids.map { .object($0) })
+        }
+    }
+
     private static func substitute(
         _ expression: FetchExpression, depth: Int, _ replace: (String) throws(StrataError) -> FetchExpression
     ) throws(StrataError) -> FetchExpression {
@@ -189,7 +242,12 @@ package struct DictionaryPlan: Sendable {
             var result: [FetchExpression] = []
             for member in members { result.append(try substitute(member, depth: depth + 1, replace)) }
             return .array(result)
-        case .evaluatedObject, .variable, .subquery:
+        case .function(let function, let arguments):
+            guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+            var result: [FetchExpression] = []
+            for argument in arguments { result.append(try substitute(argument, depth: depth + 1, replace)) }
+            return .function(function, result)
+        case .evaluatedObject, .variable, .subquery, .index:
             throw StrataError(.invalidPredicate, "a having predicate compares columns and group keys by name; '\(expression)' is not one")
         }
     }
@@ -211,10 +269,63 @@ struct KeyPathResolver {
             return try value(path)
         case .evaluatedObject:
             return .object([])
-        case .constant, .variable, .array, .subquery:
-            throw StrataError(
-                .invalidPredicate,
-                "the column '\(property.name)' is '\(property.expression)'; a column is a key path (an attribute, a to-one key path, a relationship) or an aggregate such as '@sum.price'")
+        case .function:
+            let computation = try computation(property.expression, name: property.name, depth: 0)
+            if case .value(let value) = computation { return value }
+            return .computed(computation)
+        case .constant, .variable, .array, .subquery, .index:
+            throw unsupported(property.expression, name: property.name)
+        }
+    }
+
+    private func unsupported(_ expression: FetchExpression, name: String) -> StrataError {
+        StrataError(
+            .invalidPredicate,
+            "the column '\(name)' has '\(expression)'; a column is a key path (an attribute, a to-one key path, a relationship), an aggregate such as '@sum.price' or 'sum:(price)', or arithmetic and functions of those")
+    }
+
+    /// An expression of a column with its key paths resolved. An aggregate function of a key
+    /// path of one value per object (`sum:(price)`) aggregates the objects of a group; of a
+    /// key path through a to-many relationship (`sum:(books.price)`), each object's members.
+    private func computation(_ expression: FetchExpression, name: String, depth: Int) throws(StrataError) -> DictionaryPlan.Computation {
+        guard depth < FetchPredicate.maximumDepth else { throw PredicateLimit.tooDeep }
+        switch expression {
+        case .constant(let value):
+            return .constant(value)
+        case .evaluatedObject:
+            return .value(.object([]))
+        case .keyPath(let path):
+            try PredicateLimit.check(path)
+            if let first = path.first, first.hasPrefix("@") {
+                return .value(try aggregate(first, Array(path.dropFirst()), text: path.joined(separator: ".")))
+            }
+            let value = try value(path)
+            if case .members = value { throw unsupported(expression, name: name) }
+            return .value(value)
+        case .function(let function, let arguments):
+            if function.isAggregate {
+                guard let aggregate = AggregateFunction(function), arguments.count == 1, case .keyPath(let path) = arguments[0],
+                      let first = path.first, !first.hasPrefix("@")
+                else {
+                    throw StrataError(.invalidPredicate, "the column '\(name)' has '\(expression)'; in a column, sum:, count:, min:, max: and average: take one key path")
+                }
+                try PredicateLimit.check(path)
+                // Through a to-many relationship: each object's members.
+                if path.count > 1, case .members = try value(Array(path.dropLast())) {
+                    return .value(try value(path.dropLast() + [aggregate.rawValue, path.last!]))
+                }
+                if case .members = try value(path) {
+                    guard aggregate == .count else { throw unsupported(expression, name: name) }
+                    return .value(.scalar(path + ["@count"], type: .int64))
+                }
+                return .value(try self.aggregate(aggregate.rawValue, path, text: "\(aggregate.rawValue).\(path.joined(separator: "."))"))
+            }
+            guard function != .now, function != .noindex else { throw unsupported(expression, name: name) }
+            var resolved: [DictionaryPlan.Computation] = []
+            for argument in arguments { resolved.append(try computation(argument, name: name, depth: depth + 1)) }
+            return .apply(function, resolved)
+        case .variable, .array, .subquery, .index:
+            throw unsupported(expression, name: name)
         }
     }
 
@@ -235,7 +346,7 @@ struct KeyPathResolver {
                 throw StrataError(.invalidPredicate, "'\(text)' aggregates objects; \(operation) takes attribute values (add the attribute's key)")
             }
             type = .int64
-        case .members, .aggregate:
+        case .members, .aggregate, .computed:
             throw StrataError(.invalidPredicate, "'\(text)' aggregates a collection per object; end the key path after \(operation) with an aggregate such as '@count'")
         }
         return .aggregate(function, rest, type: try Self.resultType(function, of: type, text: text))

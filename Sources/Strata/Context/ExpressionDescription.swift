@@ -95,4 +95,17 @@ public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
     case average = "@avg"
     case minimum = "@min"
     case maximum = "@max"
+
+    /// The aggregate a function of the predicate language stands for (`sum:` is `@sum`); nil
+    /// for the others.
+    public init?(_ function: PredicateFunction) {
+        switch function {
+        case .count: self = .count
+        case .sum: self = .sum
+        case .average: self = .average
+        case .min: self = .minimum
+        case .max: self = .maximum
+        default: return nil
+        }
+    }
 }

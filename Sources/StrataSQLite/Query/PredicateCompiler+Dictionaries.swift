@@ -11,7 +11,7 @@ struct CompiledDictionaryFetch {
 /// Where a column's value is in a row, and what it is.
 enum ColumnReader {
     /// A value stored as `kind`, of a column whose values have `type`.
-    case value(index: Int32, kind: ValueKind, type: AttributeType)
+    case value(index: Int32, kind: ValueKind, type: AttributeType?)
     /// An object: its key, and its entity name (a column, or known when nil).
     case object(pk: Int32, entity: Int32?, staticEntity: String?)
 }
@@ -108,6 +108,16 @@ extension PredicateCompiler {
             }
         case .members(let path):
             throw Unsupported(reason: "the to-many relationship \(path.joined(separator: ".")) as a column")
+        case .computed(let computation):
+            // The expression with a variable for each value it is computed from, so that the
+            // compiler computes it as it computes a predicate's.
+            var variables: [String: Shape] = [:]
+            let expression = try self.expression(computation, subject, &variables)
+            let shape = try self.value(expression, Context(subject: subject, variables: variables))
+            switch shape {
+            case .scalar, .null: return shape
+            default: throw Unsupported(reason: "an expression column of several values")
+            }
         case .aggregate(let function, let path, _):
             if function == .count && path.isEmpty {
                 return .scalar(ScalarSQL(sql: "count(*)", kind: .integer, nullable: false))
@@ -137,11 +147,30 @@ extension PredicateCompiler {
         }
     }
 
+    /// A computed column as an expression of the compiler, its values as variables.
+    private mutating func expression(
+        _ computation: DictionaryPlan.Computation, _ subject: Shape, _ variables: inout [String: Shape]
+    ) throws(Unsupported) -> FetchExpression {
+        switch computation {
+        case .constant(let value):
+            return .constant(value)
+        case .value(let leaf):
+            let name = "\u{2}\(variables.count)"
+            variables[name] = try value(leaf, subject)
+            return .variable(name, [])
+        case .apply(let function, let arguments):
+            var compiled: [FetchExpression] = []
+            for argument in arguments { compiled.append(try expression(argument, subject, &variables)) }
+            return .function(function, compiled)
+        }
+    }
+
     /// Selects what a column reads and says how to read it.
     private func reader(_ shape: Shape, _ value: DictionaryPlan.Value, _ add: (String) -> Int32) -> ColumnReader {
-        let type: AttributeType
+        let type: AttributeType?
         switch value {
         case .scalar(_, let valueType), .aggregate(_, _, let valueType): type = valueType
+        case .computed: type = nil
         case .object, .members:
             guard case .object(let object) = shape else {
                 return .object(pk: add("NULL"), entity: nil, staticEntity: "")
@@ -152,7 +181,7 @@ extension PredicateCompiler {
         }
         switch shape {
         case .scalar(let scalar): return .value(index: add(scalar.sql), kind: scalar.kind, type: type)
-        default: return .value(index: add("NULL"), kind: ValueKind(type), type: type)
+        default: return .value(index: add("NULL"), kind: type.map(ValueKind.init) ?? .number, type: type)
         }
     }
 
