@@ -14,11 +14,13 @@ struct QueryCommand: ParsableCommand {
               strata query moody.sqlite GeographicRegion --count
               strata query library.sqlite Book --select 'publisher.name,@count,@avg.price' --group-by publisher.name --sort -@count --format csv
               strata query library.sqlite Book --select author.country --distinct --where 'year > 2000'
+
             --select fetches columns instead of objects: key paths (title, publisher.name, books.@count) \
             and aggregates over the objects of each group (@count, @count.price, @sum.pages, @avg.price, \
             @min.year, @max.published); --group-by makes one row per group of equal keys (one row in \
             all with aggregates and no --group-by), --having keeps the groups a predicate of column \
             names holds for, --sort then names columns, and --distinct drops repeated rows.
+
             --format json prints the data format ({"objects": {...}}, each entity's objects in result \
             order), which `strata load` reads back, or with --select an array of rows; table prints \
             aligned columns; csv a header row and one row per result (RFC 4180: CRLF line ends, fields \
@@ -70,7 +72,7 @@ struct QueryCommand: ParsableCommand {
     @Flag(help: "Drop repeated rows (with --select or --group-by).")
     var distinct = false
 
-    @Option(help: "Output format: json, table or ids.")
+    @Option(help: "Output format: json, table, ids or csv.")
     var format: Format = .json
 
     func validate() throws {
