@@ -139,7 +139,7 @@ extension DataImporter {
                     id = value == .number ? reader.integerValue.flatMap { $0 >= 1 ? $0 : nil } : nil
                     try skip(&reader, value)
                 case .attribute(let index):
-                    try readAttribute(&reader, value, table.attributes[index], index: index, path: path, keyLocation: keyLocation, valueLocation: valueLocation)
+                    try readAttribute(&reader, value, table, index: index, path: path, keyLocation: keyLocation, valueLocation: valueLocation)
                 case .relationship(let index):
                     try readRelationship(&reader, value, index, path: path, valueLocation: valueLocation)
                 case nil:
@@ -197,10 +197,13 @@ extension DataImporter {
         }
 
         private mutating func readAttribute<Source: JSONByteSource>(
-            _ reader: inout JSONReader<Source>, _ token: JSONToken, _ attribute: AttributeDescription, index: Int, path: ObjectPath,
+            _ reader: inout JSONReader<Source>, _ token: JSONToken, _ table: EntityTable, index: Int, path: ObjectPath,
             keyLocation: SourceLocation, valueLocation: SourceLocation
         ) throws(JSONSyntaxError) {
-            guard !attribute.isTransient else {
+            // Fields read in place: a copy of the description retains each of its own.
+            let type = table.attributes[index].type
+            guard !table.attributes[index].isTransient else {
+                let attribute = table.attributes[index]
                 try skip(&reader, token)
                 problem("'\(attribute.name)' is a transient attribute: it is never stored, so it cannot be loaded", path: path.text + "." + attribute.name, at: keyLocation)
                 return
@@ -211,13 +214,13 @@ extension DataImporter {
                 pendingAttributes.append((index, nil))
                 return
             case .string:
-                if attribute.type == .string {
+                if type == .string {
                     pendingAttributes.append((index, .string(reader.string)))
                     return
                 }
                 json = .string(reader.string)
             case .number:
-                if attribute.type.integerRange != nil, let value = reader.integerValue, attribute.type.integerRange!.contains(value) {
+                if let range = type.integerRange, let value = reader.integerValue, range.contains(value) {
                     pendingAttributes.append((index, .integer(value)))
                     return
                 }
@@ -227,8 +230,9 @@ extension DataImporter {
             default: json = try readWhole(&reader, token).value
             }
             do {
-                pendingAttributes.append((index, try AttributeValue(json: json, as: attribute.type)))
+                pendingAttributes.append((index, try AttributeValue(json: json, as: type)))
             } catch {
+                let attribute = table.attributes[index]
                 problem("invalid \(attribute.type.rawValue) for '\(attribute.name)': \(error.message)", path: path.text + "." + attribute.name, at: valueLocation)
             }
         }
@@ -236,11 +240,11 @@ extension DataImporter {
         private mutating func readRelationship<Source: JSONByteSource>(
             _ reader: inout JSONReader<Source>, _ token: JSONToken, _ index: Int, path: ObjectPath, valueLocation: SourceLocation
         ) throws(JSONSyntaxError) {
-            let relationship = importer.relationshipTables[index].relationship
+            let table = importer.relationshipTables[index]
             // Diagnostics only: made when a problem is reported.
-            func memberPath() -> String { path.text + "." + relationship.name }
+            func memberPath() -> String { path.text + "." + table.relationship.name }
             var given = Given(source: -1, relationship: index, start: importer.references.count, count: 0, isNull: false, location: valueLocation)
-            if relationship.isToMany {
+            if table.isToMany {
                 switch token {
                 case .null:
                     return
@@ -248,19 +252,19 @@ extension DataImporter {
                     while true {
                         let element = try reader.next()
                         if element == .endArray { break }
-                        try readReference(&reader, element, relationship, path: memberPath() + "[\(given.count)]")
+                        try readReference(&reader, element, table, path: memberPath() + "[\(given.count)]")
                         given.count += 1
                     }
                 default:
                     try skip(&reader, token)
-                    problem("to-many '\(relationship.name)' must be an array of @id numbers of \(relationship.destination) objects", path: memberPath(), at: valueLocation)
+                    problem("to-many '\(table.relationship.name)' must be an array of @id numbers of \(table.relationship.destination) objects", path: memberPath(), at: valueLocation)
                     return
                 }
             } else if token == .null {
                 given.isNull = true
             } else {
                 let before = importer.references.count
-                try readReference(&reader, token, relationship, path: memberPath())
+                try readReference(&reader, token, table, path: memberPath())
                 guard importer.references[before].line != 0 else {
                     importer.references.removeLast()
                     return
@@ -272,7 +276,7 @@ extension DataImporter {
 
         /// Records the `@id` a relationship names (or reports what is there instead).
         private mutating func readReference<Source: JSONByteSource>(
-            _ reader: inout JSONReader<Source>, _ token: JSONToken, _ relationship: RelationshipDescription, path: @autoclosure () -> String
+            _ reader: inout JSONReader<Source>, _ token: JSONToken, _ table: RelationshipTable, path: @autoclosure () -> String
         ) throws(JSONSyntaxError) {
             let location = reader.tokenLocation
             if token == .number, let id = reader.integerValue {
@@ -281,7 +285,7 @@ extension DataImporter {
             }
             try skip(&reader, token)
             importer.references.append(Reference(id: 0, line: 0, column: 0))
-            problem("expected the @id (a whole number) of a \(relationship.destination) object, found \(token.kindName)", path: path(), at: location)
+            problem("expected the @id (a whole number) of a \(table.relationship.destination) object, found \(token.kindName)", path: path(), at: location)
         }
 
         /// A value read whole, as a tree: one the importer does not take token by token (it is

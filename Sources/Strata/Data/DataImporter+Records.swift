@@ -166,7 +166,7 @@ extension DataImporter {
                     guard let member = Self.resolve(importer.references[given.start + offset], importer.relationshipTables[given.relationship], importer) else { return nil }
                     members.append(member)
                 }
-                if importer.relationshipTables[given.relationship].relationship.isToMany {
+                if importer.relationshipTables[given.relationship].isToMany {
                     guard Self.areDistinct(members) else { return nil }
                     for member in members {
                         guard add(member, to: source, link) else { return nil }
@@ -183,7 +183,7 @@ extension DataImporter {
                 guard let link = links[given.relationship] else { return nil }
                 let slot = Int(slots[Int(start[given.source]) + link.position])
                 let actual: [Int32]
-                if importer.relationshipTables[given.relationship].relationship.isToMany {
+                if importer.relationshipTables[given.relationship].isToMany {
                     actual = slot < 0 ? [] : lists[slot]
                 } else {
                     actual = slot < 0 ? [] : [Int32(slot)]

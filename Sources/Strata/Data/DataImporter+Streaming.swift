@@ -52,6 +52,7 @@ extension DataImporter {
         /// A store's error while writing, thrown once reading is done.
         var error: StrataError?
         var toOneKeys: [Int64?] = []
+        var members: [(entity: Int, key: Int64)] = []
         var failures: [ValidationFailure] = []
 
         init(session: any BulkLoadSession) {
@@ -96,15 +97,41 @@ extension DataImporter {
         stream.toOneKeys.append(contentsOf: repeatElement(nil, count: plans.count))
         for given in givens[range] where !given.isNull && given.count == 1 {
             let table = relationshipTables[given.relationship]
-            guard !table.relationship.isToMany, plans[table.position] == .withRow else { continue }
+            guard !table.isToMany, plans[table.position] == .withRow else { continue }
             stream.toOneKeys[table.position] = references[given.start].id
         }
         do {
             try stream.session.insert(entity: item.entity, key: item.id, values: values, toOneKeys: stream.toOneKeys)
+            for index in range { try writeList(given: index, plans, &stream) }
         } catch {
             stream.error = error
             stream.isBroken = true
         }
+    }
+
+    /// Writes a to-many list the object just read gives itself, when the store can take it
+    /// now: the list the load ends with is exactly that one (a relationship given from both
+    /// sides must agree, or the load is done again the ordinary way), so it is not written
+    /// again at the end.
+    private func writeList(given index: Int, _ plans: [BulkRelationshipPlan], _ stream: inout Stream) throws(StrataError) {
+        let given = givens[index]
+        let table = relationshipTables[given.relationship]
+        guard table.isToMany, !given.isNull, given.count > 0 else { return }
+        let plan = plans[table.position]
+        guard plan == .afterRows || plan == .afterMemberRows else { return }
+        stream.members.removeAll(keepingCapacity: true)
+        for reference in references[given.start..<(given.start + given.count)] {
+            guard reference.line != 0 else { return }
+            if plan == .afterMemberRows {
+                // The members' rows are updated: they must be written already.
+                guard let member = imported[Key(root: table.destinationRoot, id: reference.id)] else { return }
+                stream.members.append((items[member].entity, reference.id))
+            } else {
+                stream.members.append((-1, reference.id))
+            }
+        }
+        try stream.session.relate(entity: table.entity, key: items[given.source].id, relationship: table.position, members: stream.members)
+        givens[index].isWritten = true
     }
 
     /// The plan of every relationship of an entity; nil when the store cannot hold one.
@@ -121,9 +148,9 @@ extension DataImporter {
     /// rules, and writes what the rows do not hold yet. Nil when the load must be done the
     /// ordinary way (a problem that one reports).
     private func finishStream(_ session: any BulkLoadSession) throws(StrataError) -> [String: Int]? {
-        guard let stream, !stream.isBroken, diagnostics.isEmpty, !items.isEmpty,
-              let graph = RecordGraph(resolving: self)
-        else { return nil }
+        guard let stream, !stream.isBroken, diagnostics.isEmpty, !items.isEmpty else { return nil }
+        try session.rowsComplete()
+        guard let graph = RecordGraph(resolving: self) else { return nil }
         reportProgress(.saving, completed: 0, total: items.count)
         // Every entity read has its plans (an object of one without them broke the stream).
         let plansByEntity = stream.plans.map { $0?.map { $0! } }
@@ -136,22 +163,26 @@ extension DataImporter {
             }
         }
         var members: [(entity: Int, key: Int64)] = []
-        var writtenWithRow: [Bool] = []
+        var written: [Bool] = []
         var nextGiven = 0
         for (index, item) in items.enumerated() {
             let entity = schema.entities[item.entity]
             counts[item.entity] += 1
             guard let plans = plansByEntity[item.entity] else { return nil }
-            // The to-ones this object gave itself were written with its row (the graph agrees
-            // with what it gave, or it would be nil).
-            writtenWithRow.removeAll(keepingCapacity: true)
-            writtenWithRow.append(contentsOf: repeatElement(false, count: plans.count))
+            // The to-ones this object gave itself were written with its row, and the lists it
+            // gave as it was read (the graph agrees with what it gave, or it would be nil).
+            written.removeAll(keepingCapacity: true)
+            written.append(contentsOf: repeatElement(false, count: plans.count))
             while nextGiven < givens.count, givens[nextGiven].source == index {
                 let given = givens[nextGiven]
                 nextGiven += 1
                 let table = relationshipTables[given.relationship]
-                guard !given.isNull, !table.relationship.isToMany else { continue }
-                writtenWithRow[table.position] = plans[table.position] == .withRow
+                guard !given.isNull else { continue }
+                if table.isToMany {
+                    if given.isWritten { written[table.position] = true }
+                } else {
+                    written[table.position] = plans[table.position] == .withRow
+                }
             }
             let start = Int(graph.start[index])
             let rules = relationshipRules[item.entity]
@@ -172,16 +203,8 @@ extension DataImporter {
                 } else if !rule.isOptional {
                     return nil
                 }
-                switch plans[position] {
-                case .byInverse:
-                    continue
-                case .withRow where writtenWithRow[position] || members.isEmpty:
-                    continue
-                case .afterRows where members.isEmpty:
-                    continue
-                default:
-                    try session.relate(entity: item.entity, key: item.id, relationship: position, members: members)
-                }
+                guard plans[position] != .byInverse, !written[position], !members.isEmpty else { continue }
+                try session.relate(entity: item.entity, key: item.id, relationship: position, members: members)
             }
         }
         guard try session.finish() else { return nil }

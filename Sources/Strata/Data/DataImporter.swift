@@ -64,6 +64,8 @@ public final class DataImporter {
         var count: Int
         var isNull: Bool
         var location: SourceLocation
+        /// Written to the store as it was read (a streamed load).
+        var isWritten = false
     }
 
     /// One `@id` named by a relationship; `line` 0 marks an element that is no `@id` (already
@@ -76,15 +78,24 @@ public final class DataImporter {
         var location: SourceLocation { SourceLocation(line: line, column: column) }
     }
 
-    /// What the reader knows of one entity.
-    struct EntityTable {
-        var entity: EntityDescription
-        var root: Int
-        var attributes: [AttributeDescription]
+    /// What the reader knows of one entity. A class: the reader passes it per object.
+    final class EntityTable {
+        let entity: EntityDescription
+        let root: Int
+        let attributes: [AttributeDescription]
         /// By attribute index: its position in the entity's attribute layout.
-        var positions: [Int]
-        var keys: [(name: [UInt8], slot: Slot)]
-        var propertyNames: [String]
+        let positions: [Int]
+        let keys: [(name: [UInt8], slot: Slot)]
+        let propertyNames: [String]
+
+        init(entity: EntityDescription, root: Int, attributes: [AttributeDescription], positions: [Int], keys: [(name: [UInt8], slot: Slot)], propertyNames: [String]) {
+            self.entity = entity
+            self.root = root
+            self.attributes = attributes
+            self.positions = positions
+            self.keys = keys
+            self.propertyNames = propertyNames
+        }
     }
 
     enum Slot {
@@ -93,39 +104,55 @@ public final class DataImporter {
         case relationship(Int)
     }
 
-    /// A relationship of one entity, with the entities its destination may be.
-    struct RelationshipTable {
-        var entity: Int
-        var relationship: RelationshipDescription
+    /// A relationship of one entity, with the entities its destination may be. A class: the
+    /// loops over relationships given read it per relationship, and copying it retained each of
+    /// its fields.
+    final class RelationshipTable {
+        let entity: Int
+        let relationship: RelationshipDescription
         /// Its position in the entity's relationships.
-        var position: Int
-        var destinationRoot: Int
-        var destination: EntityDescription?
+        let position: Int
+        let isToMany: Bool
+        let destinationRoot: Int
+        let destination: EntityDescription?
         /// By entity index: whether an object of that entity may be the destination.
-        var accepts: [Bool]
+        let accepts: [Bool]
+
+        init(entity: Int, relationship: RelationshipDescription, position: Int, destinationRoot: Int, destination: EntityDescription?, accepts: [Bool]) {
+            self.entity = entity
+            self.relationship = relationship
+            self.position = position
+            isToMany = relationship.isToMany
+            self.destinationRoot = destinationRoot
+            self.destination = destination
+            self.accepts = accepts
+        }
     }
 
+    // The reader's state, read and written per token: `@exclusivity(unchecked)` spares the
+    // dynamic exclusivity check of every access (a sixth of a load's reading time). An importer
+    // is used by one thread, and no access here overlaps another to the same property.
     var files: [String?] = []
-    var entityTables: [EntityTable?]
+    @exclusivity(unchecked) var entityTables: [EntityTable?]
     /// By entity index: the index of its root in `rootNames` (-1 until its table is made).
-    var entityRoots: [Int]
+    @exclusivity(unchecked) var entityRoots: [Int]
     var entityIndex: [String: Int] = [:]
     var rootNames: [String] = []
-    var relationshipTables: [RelationshipTable] = []
+    @exclusivity(unchecked) var relationshipTables: [RelationshipTable] = []
     var relationshipIndex: [String: Int] = [:]
 
-    var items: [Item] = []
-    var imported: [Key: Int] = [:]
-    var givens: [Given] = []
-    var references: [Reference] = []
-    var diagnostics: [Diagnostic] = []
+    @exclusivity(unchecked) var items: [Item] = []
+    @exclusivity(unchecked) var imported: [Key: Int] = [:]
+    @exclusivity(unchecked) var givens: [Given] = []
+    @exclusivity(unchecked) var references: [Reference] = []
+    @exclusivity(unchecked) var diagnostics: [Diagnostic] = []
     /// How many objects and arrays of the input were read whole, as trees: only values in
     /// error or skipped ever are; valid data is taken token by token.
     package internal(set) var treesBuilt = 0
     /// Whether ``load(contentsOf:)`` wrote the load as it read it (a bulk load).
     package internal(set) var wasStreamed = false
     /// While ``load(contentsOf:)`` streams objects into a store: what it keeps.
-    var stream: Stream?
+    @exclusivity(unchecked) var stream: Stream?
     /// Built on first use by ``describe(_:)`` and ``sortedByInput(_:)``.
     var itemsByObject: [ObjectIdentifier: Int]?
 

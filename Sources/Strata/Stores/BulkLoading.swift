@@ -23,8 +23,13 @@ package enum BulkRelationshipPlan: Sendable, Hashable {
     /// other side is given to ``BulkLoadSession/relate(entity:key:relationship:members:)``.
     case withRow
     /// Given to ``BulkLoadSession/relate(entity:key:relationship:members:)`` once every row is
-    /// written.
+    /// written — or, for a list the object gives itself, as soon as its own row is (a join
+    /// table's rows need no member's row).
     case afterRows
+    /// Given to ``BulkLoadSession/relate(entity:key:relationship:members:)`` once every row is
+    /// written — or, for a list the object gives itself, as soon as the rows of the object and
+    /// of every member are (the members' rows are updated).
+    case afterMemberRows
     /// Written by the other side of the relationship: never given.
     case byInverse
 }
@@ -41,9 +46,15 @@ package protocol BulkLoadSession: AnyObject {
     /// to-ones the object gives itself (nil for the others).
     func insert(entity: Int, key: Int64, values: AttributeValues, toOneKeys: [Int64?]) throws(StrataError)
     /// Writes a relationship of a row written before: `members` (entity index and key), in
-    /// order; one member for a to-one, none to leave it empty.
+    /// order; one member for a to-one, none to leave it empty. A member's entity is needed only
+    /// for a to-one (-1 when unknown for a to-many). Rows and relationships are written in the
+    /// order they are given, and each relationship once.
     func relate(entity: Int, key: Int64, relationship: Int, members: [(entity: Int, key: Int64)]) throws(StrataError)
-    /// Completes the rows: the indexes and the key counters. False when a uniqueness constraint
-    /// does not hold (nothing is committed then).
+    /// Says that every row is given (relationships may follow): the store may start on what it
+    /// does once for all rows (the SQLite store builds its indexes) while the load resolves
+    /// its relationships.
+    func rowsComplete() throws(StrataError)
+    /// Completes the load: the indexes (if ``rowsComplete()`` did not) and the key counters.
+    /// False when a uniqueness constraint does not hold (nothing is committed then).
     func finish() throws(StrataError) -> Bool
 }

@@ -51,9 +51,12 @@ extension SQLiteStore: BulkLoadingStore {
         private var entities: [Entity?]
         /// Writes the rows while the reader reads on (nil once drained).
         private var writer: BulkRowWriter?
+        /// The indexes dropped, to build again once every row is written.
         private var indexes: [(name: String, sql: String)] = []
-        /// By hierarchy (root table): the highest key inserted.
-        private var highestKeys: [String: Int64] = [:]
+        /// Set when a UNIQUE index cannot be built or a write breaks one: the load is given up.
+        private var isUniquenessBroken = false
+        /// By entity index: the highest key inserted.
+        private var highestKeys: [Int64]
         private var statements: [String: Statement] = [:]
 
         struct Entity {
@@ -69,12 +72,12 @@ extension SQLiteStore: BulkLoadingStore {
         /// How one relationship is written.
         enum Plan {
             /// A to-one's own columns: `?1` the row, `?2` the destination key, `?3` its entity.
-            case toOne(BulkRelationshipPlan, update: String?, hasEntityColumn: Bool)
+            case toOne(BulkRelationshipPlan, update: Statement?, hasEntityColumn: Bool)
             /// The members' rows (`?1`) point to the owner (`?2`, its entity `?3`), at
             /// position `?4`.
-            case foreignKey(update: String, hasEntityColumn: Bool)
+            case foreignKey(update: Statement, hasEntityColumn: Bool)
             /// Rows of a join table: `?1` the owner, `?2` the member, `?3` the position.
-            case joinTable(insert: String, isOrdered: Bool)
+            case joinTable(insert: Statement, isOrdered: Bool)
             case byInverse
         }
 
@@ -82,6 +85,7 @@ extension SQLiteStore: BulkLoadingStore {
             self.store = store
             self.database = database
             entities = Array(repeating: nil, count: store.layout.schema.entities.count)
+            highestKeys = Array(repeating: 0, count: entities.count)
         }
 
         private var schema: Schema { store.layout.schema }
@@ -97,13 +101,23 @@ extension SQLiteStore: BulkLoadingStore {
                 }
                 entities[index] = Entity(
                     layout: layout, insert: try statement(layout.insertSQL), toOnePositions: toOnePositions,
-                    plans: description.relationships.map { plan(of: $0, in: layout) })
+                    plans: try description.relationships.map { (relationship) throws(StrataError) in try plan(of: relationship, in: layout) })
             }
             writer = BulkRowWriter { [unowned self] (batch) throws(StrataError) in
-                for row in batch.rows {
-                    try write(entity: row.entity, key: row.key, values: row.values) { position in
-                        let key = batch.toOneKeys[row.toOneStart + position]
-                        return key == 0 ? nil : key
+                var members: [(entity: Int, key: Int64)] = []
+                for operation in batch.operations {
+                    switch operation {
+                    case .insert(let entity, let key, let values, let keys):
+                        try write(entity: entity, key: key, values: values) { position in
+                            let key = batch.keys[keys.lowerBound + position]
+                            return key == 0 ? nil : key
+                        }
+                    case .relate(let entity, let key, let relationship, let keys):
+                        members.removeAll(keepingCapacity: true)
+                        for index in keys { members.append((batch.entities[index], batch.keys[index])) }
+                        try write(entity: entity, key: key, relationship: relationship, members: members)
+                    case .completeRows:
+                        try buildIndexes()
                     }
                 }
             }
@@ -141,7 +155,9 @@ extension SQLiteStore: BulkLoadingStore {
             index < entities.count ? entities[index] : nil
         }
 
-        private func plan(of relationship: RelationshipDescription, in layout: EntityLayout) -> Plan? {
+        /// How a relationship is written, with its statement prepared (statements are made
+        /// before the first row: the writer thread only runs them).
+        private func plan(of relationship: RelationshipDescription, in layout: EntityLayout) throws(StrataError) -> Plan? {
             let table = quoted(layout.rootName)
             guard relationship.isToMany else {
                 guard let toOne = layout.toOnes.first(where: { $0.name == relationship.name }) else { return nil }
@@ -155,7 +171,7 @@ extension SQLiteStore: BulkLoadingStore {
                 let entityAssignment = hasEntityColumn ? ", \(quoted("_\(relationship.name)_entity")) = ?3" : ""
                 // A destination's entity is known once every row is read: written after them.
                 return .toOne(hasEntityColumn ? .afterRows : .withRow,
-                              update: "UPDATE \(table) SET \(column) = ?2\(entityAssignment) WHERE \"_pk\" = ?1", hasEntityColumn: hasEntityColumn)
+                              update: try statement("UPDATE \(table) SET \(column) = ?2\(entityAssignment) WHERE \"_pk\" = ?1"), hasEntityColumn: hasEntityColumn)
             }
             switch layout.toMany[relationship.name] {
             case .foreignKey(let memberTable, let column, let orderColumn, _)?:
@@ -165,7 +181,7 @@ extension SQLiteStore: BulkLoadingStore {
                 if let entityColumn { assignments.append("\(quoted(entityColumn)) = ?3") }
                 assignments.append("\(quoted(orderColumn)) = ?4")
                 return .foreignKey(
-                    update: "UPDATE \(quoted(memberTable)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ?1",
+                    update: try statement("UPDATE \(quoted(memberTable)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ?1"),
                     hasEntityColumn: entityColumn != nil)
             case .joinTable(let joinTable, let own, let other, let orderColumn, _)?:
                 // Each pair is in the lists of both sides: the owning side writes it, and an
@@ -176,7 +192,7 @@ extension SQLiteStore: BulkLoadingStore {
                 } else {
                     "INSERT INTO \(quoted(joinTable)) (\(quoted(own)), \(quoted(other))) VALUES (?1, ?2) ON CONFLICT (\"source\", \"destination\") DO NOTHING"
                 }
-                return .joinTable(insert: insert, isOrdered: orderColumn != nil)
+                return .joinTable(insert: try statement(insert), isOrdered: orderColumn != nil)
             case nil:
                 return nil
             }
@@ -186,14 +202,15 @@ extension SQLiteStore: BulkLoadingStore {
             guard let entity = entity(index), let plan = entity.plans[relationship] else { return nil }
             switch plan {
             case .toOne(let plan, _, _): return plan
-            case .foreignKey, .joinTable: return .afterRows
+            case .foreignKey: return .afterMemberRows
+            case .joinTable: return .afterRows
             case .byInverse: return .byInverse
             }
         }
 
         func insert(entity index: Int, key: Int64, values: AttributeValues, toOneKeys: [Int64?]) throws(StrataError) {
             if let writer {
-                writer.append(entity: index, key: key, values: values, toOneKeys: toOneKeys)
+                writer.insert(entity: index, key: key, values: values, toOneKeys: toOneKeys)
             } else {
                 try write(entity: index, key: key, values: values) { toOneKeys[$0] }
             }
@@ -238,22 +255,44 @@ extension SQLiteStore: BulkLoadingStore {
                 }
                 throw error
             }
-            if key > highestKeys[layout.rootName, default: 0] { highestKeys[layout.rootName] = key }
+            if key > highestKeys[index] { highestKeys[index] = key }
         }
 
         func relate(entity index: Int, key: Int64, relationship: Int, members: [(entity: Int, key: Int64)]) throws(StrataError) {
-            try drain()
+            if let writer {
+                writer.relate(entity: index, key: key, relationship: relationship, members: members)
+            } else {
+                try write(entity: index, key: key, relationship: relationship, members: members)
+            }
+        }
+
+        /// Writes one relationship (on the writer thread while there is one). Once the indexes
+        /// are built, a write may break a UNIQUE one (a constraint over a to-one): the load is
+        /// given up, to be reported by the ordinary one.
+        private func write(entity index: Int, key: Int64, relationship: Int, members: [(entity: Int, key: Int64)]) throws(StrataError) {
+            guard !isUniquenessBroken else { return }
+            do {
+                try writeNow(entity: index, key: key, relationship: relationship, members: members)
+            } catch {
+                guard isConstraintError else { throw error }
+                isUniquenessBroken = true
+            }
+        }
+
+        private func writeNow(entity index: Int, key: Int64, relationship: Int, members: [(entity: Int, key: Int64)]) throws(StrataError) {
             guard let entity = entity(index), let plan = entity.plans[relationship] else { return }
             switch plan {
             case .byInverse, .toOne(.byInverse, _, _):
                 return
-            case .toOne(_, let update?, let hasEntityColumn):
-                let statement = try statement(update)
+            case .toOne(_, let statement?, let hasEntityColumn):
                 try statement.prepareForBinding()
                 try statement.bindInteger(key, at: 1)
                 if let member = members.first {
                     try statement.bindInteger(member.key, at: 2)
-                    if hasEntityColumn { try statement.bindText(schema.entities[member.entity].name, at: 3) }
+                    if hasEntityColumn {
+                        guard member.entity >= 0 else { throw StrataError(.invalidData, "a to-one's destination entity is unknown", file: store.url?.path) }
+                        try statement.bindText(schema.entities[member.entity].name, at: 3)
+                    }
                 } else {
                     try statement.bind(.null, at: 2)
                     if hasEntityColumn { try statement.bind(.null, at: 3) }
@@ -261,8 +300,7 @@ extension SQLiteStore: BulkLoadingStore {
                 try statement.runBound()
             case .toOne(_, nil, _):
                 return
-            case .foreignKey(let update, let hasEntityColumn):
-                let statement = try statement(update)
+            case .foreignKey(let statement, let hasEntityColumn):
                 for (position, member) in members.enumerated() {
                     try statement.prepareForBinding()
                     try statement.bindInteger(member.key, at: 1)
@@ -271,8 +309,7 @@ extension SQLiteStore: BulkLoadingStore {
                     try statement.bindInteger(Int64(position), at: 4)
                     try statement.runBound()
                 }
-            case .joinTable(let insert, let isOrdered):
-                let statement = try statement(insert)
+            case .joinTable(let statement, let isOrdered):
                 for (position, member) in members.enumerated() {
                     try statement.prepareForBinding()
                     try statement.bindInteger(key, at: 1)
@@ -283,22 +320,44 @@ extension SQLiteStore: BulkLoadingStore {
             }
         }
 
-        func finish() throws(StrataError) -> Bool {
-            try drain()
-            statements = [:]
-            entities = []
-            for index in indexes {
+        func rowsComplete() throws(StrataError) {
+            if let writer {
+                writer.completeRows()
+            } else {
+                try buildIndexes()
+            }
+        }
+
+        /// Builds the indexes dropped at the start (once).
+        private func buildIndexes() throws(StrataError) {
+            let indexes = self.indexes
+            self.indexes = []
+            for index in indexes where !isUniquenessBroken {
                 do {
                     try database.execute(index.sql)
                 } catch {
                     // Rows that break a uniqueness constraint: the ordinary load reports them.
-                    if database.lastErrorCode & 0xFF == Database.constraintUnique & 0xFF { return false }
-                    throw error
+                    guard isConstraintError else { throw error }
+                    isUniquenessBroken = true
                 }
             }
-            indexes = []
+        }
+
+        private var isConstraintError: Bool { database.lastErrorCode & 0xFF == Database.constraintUnique & 0xFF }
+
+        func finish() throws(StrataError) -> Bool {
+            try drain()
+            statements = [:]
+            entities = []
+            try buildIndexes()
+            guard !isUniquenessBroken else { return false }
             // Every key a row has is at most its hierarchy's key counter, as after a save.
-            for (root, key) in highestKeys.sorted(by: { $0.key < $1.key }) {
+            var byRoot: [String: Int64] = [:]
+            for (index, key) in highestKeys.enumerated() where key > 0 {
+                let root = schema.entities[index].rootName
+                byRoot[root] = max(byRoot[root] ?? 0, key)
+            }
+            for (root, key) in byRoot.sorted(by: { $0.key < $1.key }) {
                 try database.run(
                     "INSERT INTO \"strata_keys\" (\"entity\", \"last\") VALUES (?2, ?1) ON CONFLICT (\"entity\") DO UPDATE SET \"last\" = max(\"last\", excluded.\"last\")",
                     [.integer(key), .text(root)])
