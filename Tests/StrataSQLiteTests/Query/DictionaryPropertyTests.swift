@@ -61,6 +61,37 @@ import Testing
     }
 }
 
+extension DictionaryPropertyTests {
+    /// Objects sorted through to-many aggregates (`tags.@count`, `parts.@sum.cost`, …): the
+    /// SQL order is the evaluator's.
+    @Test(arguments: seeds)
+    func sortingByAggregatesAgrees(seed: UInt64) throws {
+        let (sqlite, memory, graph) = try LibraryGraph.stores(seed: seed)
+        var predicates = PredicateGenerator(
+            random: SeededGenerator(seed: seed &* 31), items: graph.items.map(\.objectID), owners: graph.owners.map(\.objectID))
+        let keys = ["tags.@count", "parts.@sum.cost", "tags.@sum.rank", "tags.@avg.weight", "tags.@max.label", "related.@min.when", "owner.items.@count", "parts.@max.size"]
+        var failures = 0
+        for index in 0..<200 {
+            var request = StoreFetchRequest(entityNames: ["Item", "SpecialItem"])
+            if predicates.random.chance(0.5) { request.predicate = predicates.predicate() }
+            request.sortDescriptors = (0..<Int.random(in: 1...2, using: &predicates.random)).map { _ in
+                FetchSortDescriptor(predicates.random.pick(keys), ascending: predicates.random.chance(0.5),
+                                    comparison: predicates.random.pick([.default, .caseInsensitive, .localizedStandard]))
+            }
+            if predicates.random.chance(0.3) { request.fetchLimit = Int.random(in: 1...8, using: &predicates.random) }
+            let expected = try memory.fetch(request).map(\.objectID)
+            let actual = try sqlite.fetchObjectIDs(request)
+            if expected != actual {
+                failures += 1
+                Issue.record("seed \(seed) #\(index): sort \(request.sortDescriptors.map(\.keyPath)) \(request.predicate.map { "\($0)" } ?? "")\nexpected \(expected)\nactual   \(actual)")
+                if failures >= 5 { break }
+            }
+        }
+        #expect(failures == 0)
+        #expect(sqlite.inMemoryFallbacks.load(ordering: .relaxed) == 0)
+    }
+}
+
 /// Random dictionary requests over the `Item` entity of the `Library` model.
 struct DictionaryGenerator {
     var random: SeededGenerator
