@@ -211,3 +211,50 @@ extension FetchPredicate {
         .not(predicate)
     }
 }
+
+/// Arithmetic and functions in code: the trees `price * 2 + 1`, `lowercase:(title)` and
+/// `parts[FIRST]` parse to.
+///
+/// ```swift
+/// let p: FetchPredicate = .key("price") * 2 > .key("cost") + 1
+/// let q: FetchPredicate = .call(.lowercase, .key("title")) == "dune"
+/// let r: FetchPredicate = FetchExpression.key("steps")[.last] == "done"
+/// ```
+extension FetchExpression {
+    /// `function(arguments…)`: `.call(.sum, .key("books.price"))` is `sum:(books.price)`.
+    public static func call(_ function: PredicateFunction, _ arguments: FetchExpression...) -> FetchExpression {
+        .function(function, arguments)
+    }
+
+    /// `self[index]`: `FetchExpression.key("steps")[.first]` is `steps[FIRST]`.
+    public subscript(index: PredicateIndex) -> FetchExpression {
+        .index(self, index, keyPath: [])
+    }
+
+    /// `left + right`.
+    public static func + (left: FetchExpression, right: FetchExpression) -> FetchExpression { .function(.add, [left, right]) }
+    /// `left + right`, a constant on the right.
+    public static func + (left: FetchExpression, right: some PredicateArgument) -> FetchExpression { left + .value(right) }
+    /// `left + right`, a constant on the left.
+    public static func + (left: some PredicateArgument, right: FetchExpression) -> FetchExpression { .value(left) + right }
+    /// `left - right`.
+    public static func - (left: FetchExpression, right: FetchExpression) -> FetchExpression { .function(.subtract, [left, right]) }
+    /// `left - right`, a constant on the right.
+    public static func - (left: FetchExpression, right: some PredicateArgument) -> FetchExpression { left - .value(right) }
+    /// `left - right`, a constant on the left.
+    public static func - (left: some PredicateArgument, right: FetchExpression) -> FetchExpression { .value(left) - right }
+    /// `left * right`.
+    public static func * (left: FetchExpression, right: FetchExpression) -> FetchExpression { .function(.multiply, [left, right]) }
+    /// `left * right`, a constant on the right.
+    public static func * (left: FetchExpression, right: some PredicateArgument) -> FetchExpression { left * .value(right) }
+    /// `left * right`, a constant on the left.
+    public static func * (left: some PredicateArgument, right: FetchExpression) -> FetchExpression { .value(left) * right }
+    /// `left / right` (a double for two integers; nil when `right` is zero).
+    public static func / (left: FetchExpression, right: FetchExpression) -> FetchExpression { .function(.divide, [left, right]) }
+    /// `left / right`, a constant on the right.
+    public static func / (left: FetchExpression, right: some PredicateArgument) -> FetchExpression { left / .value(right) }
+    /// `left / right`, a constant on the left.
+    public static func / (left: some PredicateArgument, right: FetchExpression) -> FetchExpression { .value(left) / right }
+    /// `-operand`.
+    public static prefix func - (operand: FetchExpression) -> FetchExpression { .function(.negate, [operand]) }
+}

@@ -307,12 +307,23 @@ package struct PredicateEvaluator<Subject> {
         var kept: [EvaluatedValue<Subject>] = []
         var seen: [PredicateValue] = []
         for value in elements(of: try walk(.collection(members), rest)) {
-            guard let key = scalar(value), key != .null else { continue }
-            if seen.contains(where: { Self.order($0, key, []) == 0 }) { continue }
+            guard let key = scalar(value), key != .null, Self.isNew(key, among: seen) else { continue }
             seen.append(key)
             kept.append(value)
         }
         return .collection(kept)
+    }
+
+    /// Non-nil values without repeats, in the order they first appear: what
+    /// `@distinctUnionOfObjects` keeps (``distinctUnion``), for the SQLite store's aggregates.
+    package static func distinct(_ values: [PredicateValue]) -> [PredicateValue] {
+        var seen: [PredicateValue] = []
+        for value in values where value != .null && isNew(value, among: seen) { seen.append(value) }
+        return seen
+    }
+
+    private static func isNew(_ value: PredicateValue, among seen: [PredicateValue]) -> Bool {
+        !seen.contains { order($0, value, []) == 0 }
     }
 
     private func aggregate(_ operation: String, _ members: [EvaluatedValue<Subject>], _ rest: ArraySlice<String>) throws(StrataError) -> EvaluatedValue<Subject> {
@@ -332,6 +343,8 @@ package struct PredicateEvaluator<Subject> {
     /// is 0; the others are nil.
     package static func aggregate(_ operation: String, _ values: [PredicateValue]) -> PredicateValue {
         switch operation {
+        case "@count":
+            return .integer(Int64(values.count))
         case "@median":
             let numbers = values.filter { doubleValue($0) != nil }.sorted { FetchSortDescriptor("").compare($0, $1) < 0 }
             guard !numbers.isEmpty else { return .null }
@@ -557,5 +570,33 @@ package struct PredicateEvaluator<Subject> {
         case .bool(let v): v ? 1 : 0
         default: nil
         }
+    }
+}
+
+extension PredicateEvaluator where Subject == Never {
+    /// The value of a key path on a constant, as the evaluator walks it: collection operators on
+    /// an array (`@count`, `@sum` …); any other key of a value is nil.
+    package static func value(ofKeyPath path: [String], on value: PredicateValue) -> PredicateValue {
+        guard !path.isEmpty, path.count <= FetchPredicate.maximumKeyPathLength else { return path.isEmpty ? value : .null }
+        guard let result = try? PredicateEvaluator<Void>.withoutObjects.walk(PredicateEvaluator<Void>.lift(value), path[...]) else { return .null }
+        return constant(result)
+    }
+
+    private static func constant(_ value: EvaluatedValue<Void>) -> PredicateValue {
+        switch value {
+        case .null, .object: .null
+        case .scalar(let scalar): scalar
+        case .collection(let members): .array(members.map(constant))
+        }
+    }
+}
+
+extension PredicateEvaluator where Subject == Void {
+    /// An evaluator for predicates and key paths that reach no object (all of whose key paths
+    /// start from constants): its accessor is never asked.
+    package static var withoutObjects: PredicateEvaluator<Void> {
+        PredicateEvaluator(GraphAccessor<Void>(
+            entity: { EntityDescription(name: "") }, objectID: { ObjectID(temporaryFor: "") }, attribute: { _, _ in nil },
+            toOne: { _, _ in nil }, toMany: { _, _ in [] }))
     }
 }

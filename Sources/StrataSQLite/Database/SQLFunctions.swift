@@ -19,8 +19,13 @@ internal import Strata
 ///   the two values decoded by kind (``ValueKind``); always 0 or 1, never NULL. A `MATCHES`
 ///   the regex engine cannot decide fails the statement with the evaluator's error (kept in
 ///   ``Database/functionError``).
-/// - `strata_aggregate(op, kind, value)`: `@sum`, `@avg`, `@min`, `@max` as the evaluator
-///   computes them (nil members skipped, integers exact while they fit, …).
+/// - `strata_aggregate(op, kind, value)`: `@sum`, `@avg`, `@min`, `@max`, `median:`,
+///   `stddev:` and a count as the evaluator computes them (nil members skipped, integers exact
+///   while they fit, …); with ``distinctFlag`` added to `op`, over the distinct values only
+///   (`@distinctUnionOfObjects`).
+/// - `strata_function(function, kind, value, …)`: ``PredicateFunction/apply(_:)`` on the values
+///   decoded by kind, the function given by its position in `PredicateFunction.allCases`; the
+///   result stored as its kind is (``ValueCodec/encode(_:)``).
 enum SQLFunctions {
     static let collation = "strata"
     static let localizedCollation = "strata_localized"
@@ -34,7 +39,7 @@ enum SQLFunctions {
     }
 
     enum Aggregate: Int {
-        case sum = 1, avg, min, max
+        case sum = 1, avg, min, max, median, stddev, count
 
         init?(_ name: String) {
             switch name {
@@ -42,10 +47,29 @@ enum SQLFunctions {
             case "@avg": self = .avg
             case "@min": self = .min
             case "@max": self = .max
+            case "@median": self = .median
+            case "@stddev": self = .stddev
+            case "@count": self = .count
             default: return nil
             }
         }
+
+        /// The evaluator's name of the operation.
+        var name: String {
+            switch self {
+            case .sum: "@sum"
+            case .avg: "@avg"
+            case .min: "@min"
+            case .max: "@max"
+            case .median: "@median"
+            case .stddev: "@stddev"
+            case .count: "@count"
+            }
+        }
     }
+
+    /// Added to an aggregate's code: over distinct values.
+    static let distinctFlag = 16
 
     static func register(on database: Database) throws(StrataError) {
         let db = database.handle
@@ -68,6 +92,9 @@ enum SQLFunctions {
         }
         if rc == SQLITE_OK {
             rc = sqlite3_create_function_v2(db, "strata_aggregate", 3, flags, nil, nil, aggregateStep, aggregateFinal, nil)
+        }
+        if rc == SQLITE_OK {
+            rc = sqlite3_create_function_v2(db, "strata_function", -1, flags, nil, function, nil, nil, nil)
         }
         guard rc == SQLITE_OK else { throw database.error(rc, sql: nil) }
     }
@@ -185,9 +212,32 @@ private func compare(_ context: OpaquePointer?, _ count: Int32, _ arguments: Uns
     }
 }
 
+/// `strata_function(function, kind, value, …)`: arguments come in pairs after the function.
+private func function(_ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard let arguments, count >= 1, count % 2 == 1 else {
+        sqlite3_result_error(context, "strata_function: bad arguments", -1)
+        return
+    }
+    let index = Int(sqlite3_value_int64(arguments[0]))
+    guard PredicateFunction.allCases.indices.contains(index) else {
+        sqlite3_result_error(context, "strata_function: bad function", -1)
+        return
+    }
+    var values: [PredicateValue] = []
+    for pair in stride(from: 1, to: Int(count), by: 2) {
+        guard let kind = ValueKind(rawValue: sqlite3_value_int64(arguments[pair])) else {
+            sqlite3_result_error(context, "strata_function: bad kind", -1)
+            return
+        }
+        values.append(ValueCodec.decode(SQLFunctions.value(arguments[pair + 1]), as: kind))
+    }
+    SQLFunctions.result(context, ValueCodec.encode(PredicateFunction.allCases[index].apply(values)))
+}
+
 /// The state of one `strata_aggregate` call: its operation and the non-nil values seen.
 private final class AggregateState {
     var operation: SQLFunctions.Aggregate?
+    var distinct = false
     var values: [PredicateValue] = []
 }
 
@@ -206,7 +256,9 @@ private func aggregateStep(_ context: OpaquePointer?, _ count: Int32, _ argument
         state = AggregateState()
         slot.pointee = Unmanaged.passRetained(state).toOpaque()
     }
-    state.operation = SQLFunctions.Aggregate(rawValue: Int(sqlite3_value_int64(arguments[0])))
+    let code = Int(sqlite3_value_int64(arguments[0]))
+    state.operation = SQLFunctions.Aggregate(rawValue: code % SQLFunctions.distinctFlag)
+    state.distinct = code >= SQLFunctions.distinctFlag
     guard let kind = ValueKind(rawValue: sqlite3_value_int64(arguments[1])) else { return }
     let value = ValueCodec.decode(SQLFunctions.value(arguments[2]), as: kind)
     if value != .null { state.values.append(value) }
@@ -227,20 +279,14 @@ private func aggregateFinal(_ context: OpaquePointer?) {
         sqlite3_result_null(context)
         return
     }
-    SQLFunctions.result(context, ValueCodec.encode(AggregateSemantics.compute(operation, state.values)))
+    SQLFunctions.result(context, ValueCodec.encode(AggregateSemantics.compute(operation, state.values, distinct: state.distinct)))
 }
 
 /// `@sum`, `@avg`, `@min` and `@max` over non-nil values: `PredicateEvaluator`'s own definition,
 /// so SQL and the evaluator cannot drift apart.
 enum AggregateSemantics {
-    static func compute(_ operation: SQLFunctions.Aggregate, _ values: [PredicateValue]) -> PredicateValue {
-        let name: String
-        switch operation {
-        case .sum: name = "@sum"
-        case .avg: name = "@avg"
-        case .min: name = "@min"
-        case .max: name = "@max"
-        }
-        return PredicateEvaluator<Never>.aggregate(name, values)
+    static func compute(_ operation: SQLFunctions.Aggregate, _ values: [PredicateValue], distinct: Bool) -> PredicateValue {
+        let values = distinct ? PredicateEvaluator<Never>.distinct(values) : values
+        return PredicateEvaluator<Never>.aggregate(operation.name, values)
     }
 }

@@ -12,7 +12,9 @@ extension PredicateCompiler {
         case .evaluatedObject:
             return context.subject
         case .variable(let name, let path):
-            return try walk(context.variables[name] ?? .null, try Self.checked(path))
+            // An unbound variable is the evaluator's to report.
+            guard let bound = context.variables[name] else { throw Unsupported(reason: "the variable $\(name) has no value") }
+            return try walk(bound, try Self.checked(path))
         case .array(let expressions):
             var members: [Shape] = []
             try nested { (compiler) throws(Unsupported) in
@@ -23,10 +25,10 @@ extension PredicateCompiler {
             return try nested { (compiler) throws(Unsupported) in
                 try compiler.subquery(collection, variable, predicate, try Self.checked(path), context)
             }
-        case .function:
-            throw Unsupported(reason: "a function")
-        case .index:
-            throw Unsupported(reason: "a subscript")
+        case .function(let function, let arguments):
+            return try nested { (compiler) throws(Unsupported) in try compiler.function(function, arguments, context) }
+        case .index(let collection, let index, let path):
+            return try nested { (compiler) throws(Unsupported) in try compiler.index(collection, index, try Self.checked(path), context) }
         }
     }
 
@@ -51,9 +53,11 @@ extension PredicateCompiler {
             inner.variables[variable] = rows.element
             if case .object = rows.element { inner.subject = rows.element }
             let condition = try compile(predicate, inner)
-            filtered = .rows(RowSource(
+            let kept = RowSource(
                 scope: rows.scope, conditions: rows.conditions + (condition.sql == "1" ? [] : [condition.sql]),
-                element: rows.element, order: rows.order))
+                element: rows.element, order: rows.order)
+            kept.distinct = rows.distinct
+            filtered = .rows(kept)
         case .scalar, .object:
             // One member (none when NULL at run time): rows of a FROM-less SELECT.
             var inner = context
@@ -90,6 +94,9 @@ extension PredicateCompiler {
     mutating func walk(_ start: Shape, _ path: ArraySlice<String>) throws(Unsupported) -> Shape {
         guard let key = path.first else { return start }
         let rest = path.dropFirst()
+        if key == "@distinctUnionOfObjects" {
+            return try distinctUnion(start, rest)
+        }
         if key.hasPrefix("@") {
             return try aggregate(key, start, rest)
         }
@@ -113,9 +120,13 @@ extension PredicateCompiler {
             }
             return .null
         case .rows(let rows):
+            guard !rows.distinct else { throw Unsupported(reason: "a key path through distinct values") }
             let mapped = try walk(rows.element, path)
             switch mapped {
             case .rows(let inner):
+                // Each member's distinct values, joined: flattened, they would be deduplicated
+                // across members too.
+                guard !inner.distinct else { throw Unsupported(reason: "distinct values of each member of a collection") }
                 guard let owner = inner.nullWhenNil else {
                     let leftover = rows.scope.absorb(inner.scope, on: inner.conditions)
                     try checkTables(rows.scope)
@@ -225,6 +236,12 @@ extension PredicateCompiler {
     /// The evaluator's `aggregate`: `@count`, `@sum`, `@avg`, `@min`, `@max` of the elements of
     /// `start`, each followed by `rest` (for all but `@count`).
     mutating func aggregate(_ key: String, _ start: Shape, _ rest: ArraySlice<String>) throws(Unsupported) -> Shape {
+        var distinct = false
+        if case .rows(let rows) = start, rows.distinct {
+            guard rest.isEmpty else { throw Unsupported(reason: "\(key) of a key path of distinct values") }
+            distinct = true
+            if key == "@count" { return try countDistinct(rows) }
+        }
         if key == "@count" {
             let count: ScalarSQL
             switch start {
@@ -254,12 +271,14 @@ extension PredicateCompiler {
             ? .scalar(ScalarSQL(sql: "0", kind: .integer, nullable: false, constant: .integer(0)))
             : .null
         func call(_ kind: ValueKind, _ value: String) -> String {
-            "strata_aggregate(\(operation.rawValue), \(kind.rawValue), \(value))"
+            "strata_aggregate(\(operation.rawValue + (distinct ? SQLFunctions.distinctFlag : 0)), \(kind.rawValue), \(value))"
         }
         func result(_ sql: String, _ element: ValueKind) -> Shape {
             switch operation {
             case .sum: .scalar(ScalarSQL(sql: "coalesce(\(sql), 0)", kind: .number, nullable: false))
-            case .avg: .scalar(ScalarSQL(sql: sql, kind: .double, nullable: true))
+            case .avg, .stddev: .scalar(ScalarSQL(sql: sql, kind: .double, nullable: true))
+            case .median: .scalar(ScalarSQL(sql: sql, kind: .number, nullable: true))
+            case .count: .scalar(ScalarSQL(sql: "coalesce(\(sql), 0)", kind: .integer, nullable: false))
             case .min, .max: .scalar(ScalarSQL(sql: sql, kind: element, nullable: true))
             }
         }
@@ -283,8 +302,48 @@ extension PredicateCompiler {
             scalar.sql = "CASE WHEN \(owner) IS NULL THEN NULL ELSE \(scalar.sql) END"
             scalar.nullable = true
             return .scalar(scalar)
-        case .list:
-            throw Unsupported(reason: "\(key) of an array")
+        case .list(let members):
+            return try listAggregate(operation, members, rest, empty: empty)
+        }
+    }
+
+    /// `@count` of distinct rows: their distinct values, counted in Swift.
+    private mutating func countDistinct(_ rows: RowSource) throws(Unsupported) -> Shape {
+        let code = SQLFunctions.Aggregate.count.rawValue + SQLFunctions.distinctFlag
+        let count = "coalesce((SELECT strata_aggregate(\(code), \(Self.valueOf(rows.element)))\(rows.body())), 0)"
+        guard let owner = rows.nullWhenNil else { return .scalar(ScalarSQL(sql: count, kind: .integer, nullable: false)) }
+        return .scalar(ScalarSQL(sql: "CASE WHEN \(owner) IS NULL THEN NULL ELSE \(count) END", kind: .integer, nullable: true))
+    }
+
+    /// An aggregate of an array's members (each followed by `rest`): the non-nil values among
+    /// them, as rows of a `UNION ALL` with their kinds, since members may be of different kinds.
+    private mutating func listAggregate(
+        _ operation: SQLFunctions.Aggregate, _ members: [Shape], _ rest: ArraySlice<String>, empty: Shape
+    ) throws(Unsupported) -> Shape {
+        var selects: [String] = []
+        var constants: [PredicateValue] = []
+        var kinds: Set<ValueKind> = []
+        for member in members {
+            guard case .scalar(let value) = try walk(member, rest) else { continue }
+            selects.append("SELECT \(value.kind.rawValue) AS k, \(value.sql) AS v")
+            kinds.insert(value.kind)
+            if let constant = value.constant { constants.append(constant) }
+        }
+        if selects.isEmpty { return empty }
+        if constants.count == selects.count {
+            let value = AggregateSemantics.compute(operation, constants, distinct: false)
+            return operation == .sum || value != .null ? lift(value) : .null
+        }
+        let sql = "(SELECT strata_aggregate(\(operation.rawValue), k, v) FROM (\(selects.joined(separator: " UNION ALL "))))"
+        switch operation {
+        case .sum: return .scalar(ScalarSQL(sql: "coalesce(\(sql), 0)", kind: .number, nullable: false))
+        case .avg, .stddev: return .scalar(ScalarSQL(sql: sql, kind: .double, nullable: true))
+        case .median: return .scalar(ScalarSQL(sql: sql, kind: .number, nullable: true))
+        case .count: return .scalar(ScalarSQL(sql: "coalesce(\(sql), 0)", kind: .integer, nullable: false))
+        case .min, .max:
+            // The least of values of different kinds may be any of them: no one kind to read.
+            guard kinds.count == 1, let kind = kinds.first else { throw Unsupported(reason: "\(operation) of an array of mixed kinds") }
+            return .scalar(ScalarSQL(sql: sql, kind: kind, nullable: true))
         }
     }
 }

@@ -65,6 +65,8 @@ final class RowSource {
     var nullWhenNil: String?
     /// SQL that is not NULL exactly when a member row is there (its key).
     var presence: String?
+    /// The rows of `@distinctUnionOfObjects`: aggregates count equal values once.
+    var distinct = false
 
     init(scope: QueryScope, conditions: [String], element: Shape, order: [String], nullWhenNil: String? = nil, presence: String? = nil) {
         self.presence = presence

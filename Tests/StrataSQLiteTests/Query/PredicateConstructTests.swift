@@ -49,6 +49,28 @@ import Testing
         return result
     }
 
+    /// Arithmetic, functions, subscripts of the ordered `parts` and distinct values: in SQL, not
+    /// left to the evaluator.
+    @Test func expressionsCompileToSQL() throws {
+        let before = sqlite.inMemoryFallbacks.load(ordering: .relaxed)
+        #expect(try keys("count * 2 + 1 == 11") == [1])
+        #expect(try keys("count / 0 == nil") == [1, 2, 3, 4, 5])
+        #expect(try keys("-count < -60 OR count - 50 == 0") == [3, 4])
+        #expect(try keys("price * 2 == 3") == [1])
+        #expect(try keys("parts[FIRST].size == 20") == [1])
+        #expect(try keys("parts[LAST].size == 10") == [1])
+        #expect(try keys("parts[1].size == 10 AND parts[2].size == nil") == [1])
+        #expect(try keys("parts[SIZE] == 0") == [2, 3, 4, 5])
+        #expect(try keys("lowercase:(name) == 'apple'") == [1, 2])
+        #expect(try keys("length:(name) == 6") == [3, 5])
+        #expect(try keys("ANY uppercase:(tags.label) == 'BLUE'") == [4])
+        #expect(try keys("sum:(tags.rank) == 4") == [4])
+        #expect(try keys("count:(owner.items.@distinctUnionOfObjects.owner) == 1") == [1, 3, 4])
+        #expect(try keys("abs:(ratio) == 0") == [3])
+        #expect(try keys("max:({count, 7}) == 7") == [1, 2, 5])
+        #expect(sqlite.inMemoryFallbacks.load(ordering: .relaxed) == before)
+    }
+
     @Test func nilIsFalseExceptNotEqualAndNotInvertsIt() throws {
         #expect(try keys("count < 100") == [1, 4, 5])
         #expect(try keys("NOT (count < 100)") == [2, 3])

@@ -80,12 +80,121 @@ struct PredicateGenerator {
             return scalarComparison(random.pick(Self.toOnePaths))
         case 52..<72:
             return scalarComparison(random.pick(Self.toManyPaths))
-        case 72..<84:
+        case 72..<80:
             return scalarComparison(random.pick(Self.aggregatePaths))
-        case 84..<92:
+        case 80..<86:
             return objectComparison()
-        default:
+        case 86..<90:
             return subquery()
+        default:
+            return expressionComparison()
+        }
+    }
+
+    // MARK: Expressions: arithmetic, functions, subscripts, @distinctUnionOfObjects
+
+    static let numericPaths: [[String]] = [
+        ["count"], ["small"], ["ratio"], ["weight"], ["price"], ["flag"], ["owner", "age"], ["owner", "score"], ["next", "ratio"],
+        ["next", "price"], ["tags", "@count"], ["tags", "@sum", "rank"], ["parts", "@sum", "cost"],
+    ]
+    static let stringPaths: [[String]] = [["name"], ["extra"], ["owner", "name"], ["next", "name"], ["tags", "label"], ["parts", "label"]]
+    static let numericCollections: [[String]] = [
+        ["tags", "rank"], ["tags", "weight"], ["parts", "size"], ["parts", "cost"], ["related", "count"], ["related", "price"],
+        ["owner", "items", "count"], ["tags", "label"], ["related", "when"],
+    ]
+
+    /// A numeric operand: a key path, a constant, or (nested) arithmetic and functions of them.
+    mutating func numericExpression(depth: Int = 0) -> FetchExpression {
+        let roll = Int.random(in: 0..<100, using: &random)
+        if depth < 2 && roll < 25 {
+            let function = random.pick([PredicateFunction.add, .subtract, .multiply, .divide, .modulus, .add, .multiply, .raise])
+            return .function(function, [numericExpression(depth: depth + 1), numericExpression(depth: depth + 1)])
+        }
+        if depth < 2 && roll < 35 {
+            let function = random.pick([PredicateFunction.negate, .abs, .floor, .ceiling, .trunc, .sqrt, .ln, .log, .exp, .noindex])
+            return .function(function, [numericExpression(depth: depth + 1)])
+        }
+        if depth < 2 && roll < 45 {
+            let function = random.pick([PredicateFunction.sum, .count, .min, .max, .average, .median, .stddev])
+            return .function(function, [collectionExpression()])
+        }
+        if depth < 2 && roll < 50 {
+            return .function(.length, [.keyPath(random.pick(Self.stringPaths))])
+        }
+        if roll < 58 { return .constant(constant(random.pick([.int64, .double, .decimal]))) }
+        if roll < 63 { return subscriptExpression() }
+        return .keyPath(random.pick(Self.numericPaths))
+    }
+
+    /// A collection for an aggregate function.
+    mutating func collectionExpression() -> FetchExpression {
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0, 1:
+            // An array of same-kind values, so that min: and max: have one kind to read.
+            let path = random.pick([["count"], ["small"], ["owner", "age"], ["tags", "@count"]])
+            return .array([.keyPath(path), .constant(.integer(random.pick(ValuePool.integers))), .keyPath(["count"])])
+        case 2:
+            return .keyPath(random.pick([["tags", "@distinctUnionOfObjects", "rank"], ["parts", "@distinctUnionOfObjects", "cost"], ["tags", "@distinctUnionOfObjects", "label"], ["related", "@distinctUnionOfObjects", "owner"]]))
+        case 3:
+            return .subquery(
+                collection: .keyPath(["parts"]), variable: "p",
+                predicate: .comparison(Comparison(.variable("p", ["size"]), .greaterThan, .constant(constant(.int64)))), keyPath: [])
+        default:
+            return .keyPath(random.pick(Self.numericCollections))
+        }
+    }
+
+    mutating func subscriptExpression() -> FetchExpression {
+        let index: PredicateIndex = random.pick([.first, .last, .size, .position(.constant(.integer(Int64.random(in: -1...3, using: &random))))])
+        if index == .size { return .index(.keyPath(["parts"]), .size, keyPath: []) }
+        if random.chance(0.2) { return .index(.array([.keyPath(["count"]), .keyPath(["small"]), .constant(.integer(2))]), index, keyPath: []) }
+        return .index(.keyPath(["parts"]), index, keyPath: [random.pick(["size", "cost", "label"])])
+    }
+
+    mutating func expressionComparison() -> FetchPredicate {
+        let ops: [ComparisonOperator] = [.equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0..<5:
+            let right = random.chance(0.3) ? numericExpression() : .constant(constant(random.pick([.int64, .double, .decimal])))
+            return .comparison(Comparison(numericExpression(), random.pick(ops), right))
+        case 5:
+            // Strings: case mapping, mapped over a to-many key path.
+            let function = random.pick([PredicateFunction.lowercase, .uppercase])
+            let path = random.pick(Self.stringPaths)
+            let op = random.pick(ops + [.beginsWith, .contains, .in])
+            let right: FetchExpression = op == .in ? .constant(.array([constant(.string), constant(.string)])) : .constant(constant(.string))
+            let modifier: ComparisonModifier = path.count > 1 && path[0] != "owner" && path[0] != "next" ? random.pick([.direct, .any, .all, .none]) : .direct
+            return .comparison(Comparison(.function(function, [.keyPath(path)]), op, right, modifier: modifier, options: options()))
+        case 6:
+            // Dates: ± seconds, differences, now().
+            let seconds = FetchExpression.constant(random.pick([.integer(86_400), .double(-3.5), .decimal(Decimal(string: "0.25")!), .integer(0)]))
+            let left: FetchExpression = random.pick([
+                .function(.add, [.keyPath(["when"]), seconds]), .function(.subtract, [.keyPath(["when"]), seconds]),
+                .function(.add, [seconds, .keyPath(["when"])]),
+            ])
+            if random.chance(0.3) {
+                return .comparison(Comparison(.function(.subtract, [.keyPath(["when"]), .keyPath(["related", "@min", "when"])]), random.pick(ops), .constant(constant(.double))))
+            }
+            if random.chance(0.2) { return .comparison(Comparison(left, random.pick(ops), .function(.now, []))) }
+            return .comparison(Comparison(left, random.pick(ops), .constant(constant(.date))))
+        case 7:
+            // Distinct values: membership and counts.
+            let collection = FetchExpression.keyPath(random.pick([["tags", "@distinctUnionOfObjects", "label"], ["related", "@distinctUnionOfObjects", "count"], ["parts", "@distinctUnionOfObjects", "label"]]))
+            if random.chance(0.5) {
+                return .comparison(Comparison(.function(.count, [collection]), random.pick(ops), .constant(.integer(Int64.random(in: 0...3, using: &random)))))
+            }
+            let isLabel: Bool
+            if case .keyPath(let path) = collection { isLabel = path.last == "label" } else { isLabel = false }
+            return .comparison(Comparison(collection, random.pick(ops), .constant(constant(isLabel ? .string : .int64)), modifier: random.pick([.direct, .any, .all, .none])))
+        case 8:
+            // Subscripts of the ordered `parts`.
+            let right: FetchExpression = .constant(constant(random.pick([.int64, .decimal, .string])))
+            return .comparison(Comparison(subscriptExpression(), random.pick(ops + [.beginsWith]), right))
+        default:
+            // A to-many path in arithmetic: each member, compared as ANY/ALL/NONE.
+            let path = random.pick([["tags", "rank"], ["parts", "cost"], ["related", "count"]])
+            let left = FetchExpression.function(random.pick([.multiply, .add, .subtract]), [.keyPath(path), numericExpression(depth: 2)])
+            return .comparison(Comparison(left, random.pick(ops), .constant(constant(.int64)), modifier: random.pick([.direct, .any, .all, .none])))
         }
     }
 

@@ -275,3 +275,122 @@ private func compare(_ l: PredicateValue, _ op: ComparisonOperator, _ r: Predica
         #expect(graph.holds(innerKey, friend))
     }
 }
+
+/// Arithmetic, functions, subscripts and distinct values on objects.
+extension PredicateEvaluatorTests {
+    private func parsed(_ format: String) -> FetchPredicate {
+        do {
+            return try FetchPredicate(format: format)
+        } catch {
+            Issue.record("\(format): \(error)")
+            return .false
+        }
+    }
+
+    @Test func arithmeticAndFunctionsOnObjects() {
+        let graph = Graph()
+        let dune = graph.book("Dune", pages: 412, rating: 4.5, price: "9.99", tags: ["SF", "Classic"])
+        let blank = graph.book("Blank", pages: nil)
+        let cases: [(String, Bool, Bool)] = [
+            ("pages * 2 > 800", true, false),
+            ("pages / 4 == 103", true, false),
+            ("pages / 8 == 51.5", true, false),
+            ("price * 3 == CAST('29.97', 'NSDecimalNumber')", true, false),
+            ("price + rating == 14.49", true, false),
+            ("-pages < 0", true, false),
+            ("pages - 412 == 0 AND modulus:by:(pages, 2) == 1", false, false),
+            ("modulus:by:(pages, 10) == 2", true, false),
+            ("pages / 0 == nil", true, true),
+            ("pages + 1 == nil", false, true),
+            ("NOT pages + 1 > 0", false, true),
+            ("lowercase:(title) == 'dune'", true, false),
+            ("uppercase:(title) BEGINSWITH 'BL'", false, true),
+            ("length:(title) == 4", true, false),
+            ("abs:(rating - 5) == 0.5", true, false),
+            ("floor:(rating) == 4 AND ceiling:(rating) == 5 AND trunc:(-rating) == -4", true, false),
+            ("ANY lowercase:(tags.name) == 'sf'", true, false),
+            ("lowercase:(tags.name) == 'classic'", true, false),
+            ("ALL length:(tags.name) >= 2", true, true),
+            ("count:(tags) == 2", true, false),
+            ("count:(tags) == 0", false, true),
+            ("sum:({pages, 8}) == 420", true, false),
+            ("average:({1, 2, pages}) == 1.5", false, true),
+            ("max:(tags.name) == 'SF'", true, false),
+            ("median:({3, pages, 1}) == 3", true, false),
+            ("now() > CAST(0, 'NSDate')", true, true),
+            ("noindex:(title) == 'Dune'", true, false),
+        ]
+        for (format, onDune, onBlank) in cases {
+            #expect(graph.holds(parsed(format), dune) == onDune, "\(format) on Dune")
+            #expect(graph.holds(parsed(format), blank) == onBlank, "\(format) on Blank")
+        }
+        // Through a nil relationship: an aggregate key path is nil, an aggregate function of the
+        // (empty) collection is 0.
+        #expect(graph.holds(parsed("author.books.@count == nil"), dune))
+        #expect(graph.holds(parsed("count:(author.books) == 0"), dune))
+        #expect(graph.holds(parsed("sum:(author.books.pages) == 0"), dune))
+    }
+
+    @Test func subscriptsFollowTheStoredOrder() {
+        let graph = Graph()
+        let book = graph.book("T", pages: 1, tags: ["c", "a", "b"])
+        let untagged = graph.book("U", pages: 1)
+        let cases: [(String, Bool, Bool)] = [
+            ("tags[FIRST].name == 'c'", true, false),
+            ("tags[LAST].name == 'b'", true, false),
+            ("tags[SIZE] == 3", true, false),
+            ("tags[SIZE] == 0", false, true),
+            ("tags[1].name == 'a'", true, false),
+            ("tags[1.0].name == 'a'", true, false),
+            ("tags[3].name == nil", true, true),
+            ("tags[-1].name == nil", true, true),
+            ("tags[0.5].name == nil", true, true),
+            ("tags[FIRST].name == nil", false, true),
+            ("{10, 20, 30}[LAST] == 30", true, true),
+            ("{10, 20, 30}[pages] == 20", true, true),
+            ("title[FIRST] == 'T'", true, false),
+        ]
+        for (format, onBook, onUntagged) in cases {
+            #expect(graph.holds(parsed(format), book) == onBook, "\(format) on tagged")
+            #expect(graph.holds(parsed(format), untagged) == onUntagged, "\(format) on untagged")
+        }
+    }
+
+    @Test func distinctUnionOfObjects() {
+        let graph = Graph()
+        let reader = graph.context.person("Reader")
+        for (title, tags) in [("A", ["x", "y"]), ("B", ["x"]), ("C", [])] {
+            graph.book(title, pages: 100, tags: tags).author = reader
+        }
+        graph.book("D", pages: 100).author = reader
+        let cases: [(String, Bool)] = [
+            ("count:(books.tags.name) == 3", true),
+            ("count:(books.@distinctUnionOfObjects.pages) == 1", true),
+            // Like every collection operator, it applies to the members of the last to-many
+            // before it: here each book's tags, whose distinct names are then joined.
+            ("count:(books.tags.@distinctUnionOfObjects.name) == 3", true),
+            ("ANY books.@distinctUnionOfObjects.title == 'C'", true),
+            ("'D' IN books.@distinctUnionOfObjects.title", true),
+            ("sum:(books.@distinctUnionOfObjects.pages) == 100", true),
+        ]
+        for (format, expected) in cases {
+            #expect(graph.holds(parsed(format), reader) == expected, "\(format)")
+        }
+    }
+
+    @Test func anUnboundVariableIsAnError() {
+        let graph = Graph()
+        let book = graph.book("T", pages: 1)
+        #expect(throws: StrataError.self) {
+            try graph.evaluator.evaluate(parsed("pages > $minimum"), on: book)
+        }
+        do {
+            _ = try graph.evaluator.evaluate(parsed("pages > $minimum"), on: book)
+        } catch {
+            #expect(error.message.contains("$minimum"))
+            #expect(error.message.contains("withSubstitutionVariables"))
+        }
+        // A SUBQUERY's own variable is bound.
+        #expect(graph.holds(parsed("SUBQUERY(tags, $t, $t.name == 'x').@count == 0"), book))
+    }
+}

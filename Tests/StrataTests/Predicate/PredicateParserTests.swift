@@ -487,3 +487,101 @@ import Testing
         #expect(multiline.description == "invalid predicate: m at column 11\n  a == 1  OR\n            ^")
     }
 }
+
+/// Arithmetic, functions, subscripts and `@distinctUnionOfObjects`.
+extension PredicateParserTests {
+    private static func call(_ function: PredicateFunction, _ arguments: FetchExpression...) -> FetchExpression {
+        .function(function, arguments)
+    }
+
+    @Test func arithmeticPrecedenceAndAssociativity() throws {
+        let (a, b, c) = (FetchExpression.key("a"), FetchExpression.key("b"), FetchExpression.key("c"))
+        let cases: [(String, FetchExpression)] = [
+            ("a + b * c", Self.call(.add, a, Self.call(.multiply, b, c))),
+            ("(a + b) * c", Self.call(.multiply, Self.call(.add, a, b), c)),
+            ("a - b - c", Self.call(.subtract, Self.call(.subtract, a, b), c)),
+            ("a - (b - c)", Self.call(.subtract, a, Self.call(.subtract, b, c))),
+            ("a / b * c", Self.call(.multiply, Self.call(.divide, a, b), c)),
+            ("a ** b ** c", Self.call(.raise, a, Self.call(.raise, b, c))),
+            ("-a ** 2", Self.call(.negate, Self.call(.raise, a, .constant(2)))),
+            ("-2 ** 2", Self.call(.raise, .constant(-2), .constant(2))),
+            ("-(2)", Self.call(.negate, .constant(2))),
+            ("- -a", Self.call(.negate, Self.call(.negate, a))),
+            ("a - -3", Self.call(.subtract, a, .constant(-3))),
+            ("a-3", Self.call(.subtract, a, .constant(3))),
+            ("-a * b", Self.call(.multiply, Self.call(.negate, a), b)),
+        ]
+        for (text, expression) in cases {
+            #expect(try FetchPredicate(format: "\(text) == 1") == comparison(expression, .equal, .constant(1)), "\(text)")
+        }
+        #expect(try FetchPredicate(format: "price * 2 > cost + 1")
+            == comparison(Self.call(.multiply, .key("price"), .constant(2)), .greaterThan, Self.call(.add, .key("cost"), .constant(1))))
+    }
+
+    @Test func parenthesesOpenPredicatesOrExpressions() throws {
+        let sum = Self.call(.add, .key("a"), .key("b"))
+        #expect(try FetchPredicate(format: "(a + b) * 2 > 3") == comparison(Self.call(.multiply, sum, .constant(2)), .greaterThan, .constant(3)))
+        #expect(try FetchPredicate(format: "(a + b) > 3") == comparison(sum, .greaterThan, .constant(3)))
+        #expect(try FetchPredicate(format: "((a)) IN {1}") == comparison(.key("a"), .in, .array([.constant(1)])))
+        #expect(try FetchPredicate(format: "(a > 1) AND (b + 1 < 2)")
+            == .and([equal("a", 1).replacing(.greaterThan), comparison(Self.call(.add, .key("b"), .constant(1)), .lessThan, .constant(2))]))
+        #expect(try FetchPredicate(format: "NOT (a + b)[FIRST] == 1") == .not(comparison(.index(sum, .first, keyPath: []), .equal, .constant(1))))
+    }
+
+    @Test func functionCalls() throws {
+        let cases: [(String, FetchExpression)] = [
+            ("sum:(books.price)", Self.call(.sum, .key("books.price"))),
+            ("sum(books.price)", Self.call(.sum, .key("books.price"))),
+            ("count:(tags)", Self.call(.count, .key("tags"))),
+            ("average:({1, 2, x})", Self.call(.average, .array([.constant(1), .constant(2), .key("x")]))),
+            ("now()", Self.call(.now)),
+            ("add:to:(a, 2)", Self.call(.add, .key("a"), .constant(2))),
+            ("from:subtract:(a, 2)", Self.call(.subtract, .key("a"), .constant(2))),
+            ("lowercase:(title)", Self.call(.lowercase, .key("title"))),
+            ("abs:(-x)", Self.call(.abs, Self.call(.negate, .key("x")))),
+            ("length:(lowercase:(title)) + 1", Self.call(.add, Self.call(.length, Self.call(.lowercase, .key("title"))), .constant(1))),
+            ("max:(SUBQUERY(tags, $t, $t.n > 1).n)", Self.call(.max, .subquery(
+                collection: .key("tags"), variable: "t", predicate: comparison(.variable("t", ["n"]), .greaterThan, .constant(1)), keyPath: ["n"]))),
+            ("noindex:(a)", Self.call(.noindex, .key("a"))),
+        ]
+        for (text, expression) in cases {
+            #expect(try FetchPredicate(format: "\(text) == 1") == comparison(expression, .equal, .constant(1)), "\(text)")
+        }
+        // A key path may still be named like a function.
+        #expect(try FetchPredicate(format: "sum == 1") == equal("sum", 1))
+    }
+
+    @Test func subscripts() throws {
+        let steps = FetchExpression.key("steps")
+        let cases: [(String, FetchExpression)] = [
+            ("steps[FIRST]", .index(steps, .first, keyPath: [])),
+            ("steps[last]", .index(steps, .last, keyPath: [])),
+            ("steps[SIZE]", .index(steps, .size, keyPath: [])),
+            ("steps[1]", .index(steps, .position(.constant(1)), keyPath: [])),
+            ("steps[$i + 1].name", .index(steps, .position(Self.call(.add, .variable("i", []), .constant(1))), keyPath: ["name"])),
+            ("steps[first.rank]", .index(steps, .position(.key("first.rank")), keyPath: [])),
+            ("steps[#first]", .index(steps, .position(.key("first")), keyPath: [])),
+            ("{1, 2}[LAST]", .index(.array([.constant(1), .constant(2)]), .last, keyPath: [])),
+            ("steps[FIRST].tags[LAST].name", .index(.index(steps, .first, keyPath: ["tags"]), .last, keyPath: ["name"])),
+        ]
+        for (text, expression) in cases {
+            #expect(try FetchPredicate(format: "\(text) == 1") == comparison(expression, .equal, .constant(1)), "\(text)")
+        }
+    }
+
+    @Test func distinctUnionOfObjects() throws {
+        #expect(try FetchPredicate(format: "ANY books.@DISTINCTUNIONOFOBJECTS.genre == 'x'")
+            == comparison(.keyPath(["books", "@distinctUnionOfObjects", "genre"]), .equal, .constant("x"), .any))
+        #expect(try FetchPredicate(format: "%K == 1", "books.@distinctUnionOfObjects.genre")
+            == equal("books.@distinctUnionOfObjects.genre", 1))
+    }
+}
+
+extension FetchPredicate {
+    /// The comparison with another operator.
+    fileprivate func replacing(_ op: ComparisonOperator) -> FetchPredicate {
+        guard case .comparison(var comparison) = self else { return self }
+        comparison.op = op
+        return .comparison(comparison)
+    }
+}
