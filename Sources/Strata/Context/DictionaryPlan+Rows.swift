@@ -83,8 +83,13 @@ extension DictionaryPlan {
             for member in members { if case .object(let object) = member { ids.append(evaluator.access.objectID(object)) } }
             return Cell(.toMany(ids))
         case .computed(let computation):
-            let value = try computation.evaluate { (leaf) throws(StrataError) in
-                try cell(Column(name: column.name, value: leaf), of: subject, evaluator).key ?? .null
+            // The values as the evaluator has them (as SQL hands them to the functions).
+            let value = try computation.evaluate { (leaf) throws(StrataError) -> PredicateValue in
+                guard case .scalar(let path, _) = leaf else {
+                    return try cell(Column(name: column.name, value: leaf), of: subject, evaluator).key ?? .null
+                }
+                if case .scalar(let value) = try evaluator.value(ofKeyPath: path, on: subject) { return value }
+                return .null
             }
             return Cell(.attribute(Self.attributeValue(value, nil)))
         case .aggregate:
@@ -122,11 +127,11 @@ extension DictionaryPlan {
             let members = group.map { subjects[$0] }
             for column in named {
                 if case .aggregate(let function, let path, let type) = column.value {
-                    row.append(Cell(.attribute(try aggregate(function, path, type, members, evaluator))))
+                    row.append(Cell(.attribute(Self.attributeValue(try aggregate(function, path, members, evaluator), type))))
                 } else if case .computed(let computation) = column.value {
                     let value = try computation.evaluate { (leaf) throws(StrataError) -> PredicateValue in
-                        if case .aggregate(let function, let path, let type) = leaf {
-                            return PredicateValue(try aggregate(function, path, type, members, evaluator))
+                        if case .aggregate(let function, let path, _) = leaf {
+                            return try aggregate(function, path, members, evaluator)
                         }
                         let position = groupKeys.firstIndex { $0.value == leaf }!
                         return keys[group[0]][position].key ?? .null
@@ -161,10 +166,10 @@ extension DictionaryPlan {
         return rows.map { Array($0.prefix(columns.count)) }
     }
 
-    /// An aggregate of the members of one group.
+    /// An aggregate of the members of one group, as the evaluator computes it.
     private func aggregate<Subject>(
-        _ function: AggregateFunction, _ path: [String], _ type: AttributeType, _ members: [Subject], _ evaluator: PredicateEvaluator<Subject>
-    ) throws(StrataError) -> AttributeValue? {
+        _ function: AggregateFunction, _ path: [String], _ members: [Subject], _ evaluator: PredicateEvaluator<Subject>
+    ) throws(StrataError) -> PredicateValue {
         if function == .count && path.isEmpty { return .integer(Int64(members.count)) }
         var values: [PredicateValue] = []
         var count: Int64 = 0
@@ -180,7 +185,7 @@ extension DictionaryPlan {
             }
         }
         if function == .count { return .integer(count) }
-        return Self.attributeValue(PredicateEvaluator<Subject>.aggregate(function.rawValue, values), type)
+        return PredicateEvaluator<Subject>.aggregate(function.rawValue, values)
     }
 
     /// The order of the objects a plan runs over: by primary key (the order of a fetch without

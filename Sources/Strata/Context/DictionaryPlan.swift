@@ -311,7 +311,7 @@ struct KeyPathResolver {
                 }
                 try PredicateLimit.check(path)
                 // Through a to-many relationship: each object's members.
-                if path.count > 1, case .members = try value(Array(path.dropLast())) {
+                if path.count > 1, !path.contains(where: { $0.hasPrefix("@") }), case .members = try value(Array(path.dropLast())) {
                     return .value(try value(path.dropLast() + [aggregate.rawValue, path.last!]))
                 }
                 if case .members = try value(path) {

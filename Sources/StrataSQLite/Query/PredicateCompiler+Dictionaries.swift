@@ -143,6 +143,7 @@ extension PredicateCompiler {
             case .sum: return .scalar(ScalarSQL(sql: "coalesce(\(call), 0)", kind: .number, nullable: false))
             case .avg: return .scalar(ScalarSQL(sql: call, kind: .double, nullable: true))
             case .min, .max: return .scalar(ScalarSQL(sql: call, kind: scalar.kind, nullable: true))
+            case .median, .stddev, .count: throw Unsupported(reason: "the aggregate \(function.rawValue) of a group")
             }
         }
     }

@@ -127,6 +127,17 @@ struct DictionaryGenerator {
             if !names.contains(key) { names.append(key) }
         }
         var shape = Shape(columns: names.map(ExpressionDescription.init(keyPath:)))
+        if random.chance(0.3) {
+            // Arithmetic and functions of each object's values.
+            let expression: FetchExpression = random.pick([
+                .function(.add, [.key(random.pick(Self.numbers)), .constant(1)]),
+                .function(.multiply, [.key(random.pick(Self.numbers)), .key(random.pick(Self.numbers))]),
+                .function(.divide, [.key(random.pick(Self.numbers)), .key(random.pick(Self.numbers))]),
+                .function(.lowercase, [.key("name")]),
+                .function(.sum, [.key("tags.rank")]),
+            ])
+            shape.columns.append(ExpressionDescription(name: "expression", expression: expression))
+        }
         shape.distinct = random.chance(0.4)
         if random.chance(0.3) {
             shape.sort = [FetchSortDescriptor(random.pick(["tags.@count", "parts.@sum.cost", "related.@max.when", "tags.@max.label"]), ascending: random.chance(0.5))]
@@ -152,6 +163,15 @@ struct DictionaryGenerator {
             default: column = .maximum(random.pick(Self.values), as: name)
             }
             columns.append(column)
+        }
+        if random.chance(0.3) {
+            // Arithmetic of a group's aggregates.
+            let expression: FetchExpression = random.pick([
+                .function(.divide, [.key("@sum." + random.pick(Self.numbers)), .key("@count")]),
+                .function(.subtract, [.key("@max.count"), .function(.min, [.key(random.pick(Self.numbers))])]),
+                .function(.multiply, [.function(.sum, [.key(random.pick(Self.numbers))]), .constant(2)]),
+            ])
+            columns.append(ExpressionDescription(name: "a9", expression: expression))
         }
         if columns.isEmpty { columns = [.count(as: "a0")] }
         var shape = Shape(columns: columns, groupBy: groupBy)
