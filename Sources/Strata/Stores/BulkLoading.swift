@@ -55,6 +55,7 @@ package protocol BulkLoadSession: AnyObject {
     /// its relationships.
     func rowsComplete() throws(StrataError)
     /// Completes the load: the indexes (if ``rowsComplete()`` did not) and the key counters.
-    /// False when a uniqueness constraint does not hold (nothing is committed then).
+    /// False when a uniqueness constraint does not hold (nothing is committed then). Called
+    /// again, it answers the same and does nothing more.
     func finish() throws(StrataError) -> Bool
 }

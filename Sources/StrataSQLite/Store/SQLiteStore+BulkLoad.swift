@@ -24,8 +24,8 @@ extension SQLiteStore: BulkLoadingStore {
                         database.rollback(toSavepoint: "strata_bulk_load")
                     }
                 }
-                try session.prepare()
                 try session.dropIndexes()
+                try session.prepare()
                 guard try body(session), try session.finish() else { return false }
                 try database.execute("RELEASE \"strata_bulk_load\"")
                 committed = true
@@ -346,6 +346,16 @@ extension SQLiteStore: BulkLoadingStore {
         private var isConstraintError: Bool { database.lastErrorCode & 0xFF == Database.constraintUnique & 0xFF }
 
         func finish() throws(StrataError) -> Bool {
+            if let finished { return finished }
+            let result = try completeLoad()
+            finished = result
+            return result
+        }
+
+        /// What ``finish()`` answered, once it has.
+        private var finished: Bool?
+
+        private func completeLoad() throws(StrataError) -> Bool {
             try drain()
             statements = [:]
             entities = []
