@@ -8,6 +8,11 @@ extension PersistentStoreCoordinator {
             if !stores.contains(where: { $0 === store }) { stores.append(store) }
         }
         if stores.count == 1 { return try stores[0].fetchDictionaries(request) }
+        if stores.count > 1 {
+            logger.debug(
+                "evaluating a dictionary fetch in memory: its entities are kept in \(stores.count) stores",
+                metadata: ["entities": "\(request.fetch.entityNames.joined(separator: ", "))"])
+        }
         var records: [StoreRecord] = []
         for store in stores {
             var part = request.recordsRequest
