@@ -60,7 +60,7 @@ struct QueryCommand: ParsableCommand {
     @Flag(help: "Print only how many objects match.")
     var count = false
 
-    @Option(help: "Columns to fetch instead of objects, comma-separated: key paths and aggregates (for example 'publisher.name,@count,@avg.price').")
+    @Option(help: "Columns to fetch instead of objects, comma-separated: key paths and aggregates (for example 'publisher.name,@count,@avg.price'), or name=expression (for example 'revenue=sum:(price)').")
     var select: String?
 
     @Option(name: .customLong("group-by"), help: "Group keys, comma-separated: one row per group of objects with equal keys.")
@@ -100,12 +100,12 @@ struct QueryCommand: ParsableCommand {
             }
             if selectsRows {
                 request.resultType = .dictionaries
-                request.propertiesToFetch = try select.map { try parseKeys($0, option: "--select") }
+                request.fetchedProperties = try select.map(parseColumns)
                 request.propertiesToGroupBy = try groupBy.map { try parseKeys($0, option: "--group-by") } ?? []
                 request.havingPredicate = try parsePredicate(having)
                 request.returnsDistinctResults = distinct
                 let rows = try context.fetchDictionaries(request)
-                let columns = request.propertiesToFetch ?? request.propertiesToGroupBy.nilIfEmpty
+                let columns = request.fetchedProperties?.map(\.name) ?? request.propertiesToGroupBy.nilIfEmpty
                     ?? (coordinator.schema.entity(named: entity)?.attributes ?? []).filter { !$0.isTransient }.map(\.name)
                 print(Rows(columns: columns, rows: rows))
                 return
@@ -138,6 +138,57 @@ extension QueryCommand {
             FileHandle.standardOutput.write(Data(CSV.render(header: rows.columns, rows: rows.cells(escaped: false)).utf8))
         }
     }
+}
+
+/// Parses `--select`: comma-separated columns, each a key path or aggregate (`publisher.name`,
+/// `@avg.price`), or `name=expression` with an expression of the predicate language
+/// (`revenue=sum:(price)`, `margin=@sum.price - @sum.cost`; commas inside parentheses and quotes
+/// belong to the expression).
+func parseColumns(_ text: String) throws -> [ExpressionDescription] {
+    var columns: [ExpressionDescription] = []
+    var part = ""
+    var depth = 0
+    var quote: Character?
+    for character in text + "," {
+        if let open = quote {
+            if character == open { quote = nil }
+        } else if character == "\"" || character == "'" {
+            quote = character
+        } else if character == "(" || character == "{" || character == "[" {
+            depth += 1
+        } else if character == ")" || character == "}" || character == "]" {
+            depth -= 1
+        } else if character == "," && depth == 0 {
+            columns.append(try parseColumn(part.trimmingCharacters(in: .whitespaces), in: text))
+            part = ""
+            continue
+        }
+        part.append(character)
+    }
+    // An unclosed parenthesis or quote: the rest is one column, which the parser refuses.
+    if !part.isEmpty { columns.append(try parseColumn(String(part.dropLast()).trimmingCharacters(in: .whitespaces), in: text)) }
+    return columns
+}
+
+private func parseColumn(_ part: String, in text: String) throws -> ExpressionDescription {
+    guard !part.isEmpty else { throw CLIError.invalid("--select has an empty key in '\(Echo.value(text))'") }
+    guard let equals = part.firstIndex(of: "=") else { return ExpressionDescription(keyPath: part) }
+    let name = part[..<equals].trimmingCharacters(in: .whitespaces)
+    let source = part[part.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+    guard !name.isEmpty, !source.isEmpty else {
+        throw CLIError.invalid("--select has '\(Echo.value(part))'; a named column is name=expression, such as revenue=sum:(price)")
+    }
+    // The parser of predicates reads the expression as the left side of a comparison.
+    let predicate: FetchPredicate
+    do {
+        predicate = try FetchPredicate(format: "(\(source)) == nil")
+    } catch {
+        throw CLIError.invalid("--select: invalid expression '\(Echo.value(source))' for column '\(Echo.value(name))': \(error.message)")
+    }
+    guard case .comparison(let comparison) = predicate, comparison.right == .constant(.null) else {
+        throw CLIError.invalid("--select: '\(Echo.value(source))' is not an expression (column '\(Echo.value(name))')")
+    }
+    return ExpressionDescription(name: name, expression: comparison.left)
 }
 
 /// Parses a comma-separated list of keys (`--select`, `--group-by`).

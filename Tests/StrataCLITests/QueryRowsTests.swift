@@ -82,6 +82,17 @@ struct QueryRowsTests {
         #expect(csv == "name,todos.@count,todos.@max.priority\r\nhome,3,5\r\nwork,3,5\r\nerrands,2,3\r\n")
     }
 
+    /// `name=expression`: functions and arithmetic of the predicate language as columns.
+    @Test func namedExpressions() throws {
+        let csv = try Self.query([
+            "Todo", "--select", "location.name,n=count:(title),mean=sum:(priority) / @count,label=uppercase:(location.name)",
+            "--group-by", "location.name", "--sort", "-mean", "--format", "csv",
+        ])
+        #expect(csv == "location.name,n,mean,label\r\nOffice,2,4.0,OFFICE\r\nHome,2,3.5,HOME\r\n,3,1.3333333333333333,\r\n")
+        let plain = try Self.query(["Todo", "--select", "title, next = add:to:(priority, 1)", "--sort", "title", "--limit", "2", "--format", "csv"])
+        #expect(plain == "title,next\r\nBuy milk,3\r\nCall Élodie,2\r\n")
+    }
+
     /// RFC 4180: fields with commas, double quotes or line breaks in double quotes, quotes
     /// doubled; nil as an empty field.
     @Test func csvQuotesWhatItMust() throws {
@@ -108,6 +119,8 @@ struct QueryRowsTests {
         (["--select", "@count", "--having", "n > 1"], "the having predicate names 'n', which is not a column or group key of the fetch ('@count')"),
         (["--select", "@avg.title"], "'@avg.title' adds string values; @avg takes numbers"),
         (["--select", "title,,notes"], "--select has an empty key in 'title,,notes'"),
+        (["--select", "x=sum:("], "--select: invalid expression 'sum:(' for column 'x': sum: takes 1 argument, not 0"),
+        (["--select", "=title"], "--select has '=title'; a named column is name=expression, such as revenue=sum:(price)"),
         (["--select", "done,@count", "--group-by", "done", "--sort", "-count"], "cannot sort grouped results by 'count': sort by a column or group key ('done', '@count'); did you mean '@count'?"),
     ])
     func badColumnsExit1(_ options: [String], _ message: String) throws {

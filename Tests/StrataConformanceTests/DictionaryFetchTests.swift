@@ -228,6 +228,7 @@ import Testing
             (Self.request([.key("tags.name")]), "'tags.name' gives a collection of values per object; fetch the relationship for its objects, or an aggregate such as 'tags.@max.name'"),
             (Self.request([.count()], groupBy: ["tags"]), "cannot group by 'tags': it is a to-many relationship; group by attributes or to-one relationships"),
             (Self.request([.key("title"), .key("title")]), "two columns of the fetch are named 'title'; give one another name"),
+            (Self.request([]), "the fetch has no columns; name at least one, or leave fetchedProperties nil for every attribute"),
             (Self.request([.key("title")]) { $0.predicate = where_("pagez", .equal, 1) }, "entity 'Book' has no property 'pagez' (in key path 'pagez'); did you mean 'pages'?"),
         ]
         for (request, message) in cases {

@@ -98,6 +98,9 @@ package struct DictionaryPlan: Sendable {
         self.having = having
         self.distinct = distinct
         let resolver = KeyPathResolver(schema: schema, entity: entity)
+        if properties?.isEmpty == true {
+            throw StrataError(.invalidPredicate, "the fetch has no columns; name at least one, or leave fetchedProperties nil for every attribute")
+        }
         var columns: [Column] = []
         for property in properties ?? [] {
             guard !columns.contains(where: { $0.name == property.name }) else {
