@@ -100,12 +100,12 @@ struct QueryCommand: ParsableCommand {
             }
             if selectsRows {
                 request.resultType = .dictionaries
-                request.fetchedProperties = try select.map(parseColumns)
+                request.expressionsToFetch = try select.map(parseColumns)
                 request.propertiesToGroupBy = try groupBy.map { try parseKeys($0, option: "--group-by") } ?? []
                 request.havingPredicate = try parsePredicate(having)
                 request.returnsDistinctResults = distinct
                 let rows = try context.fetchDictionaries(request)
-                let columns = request.fetchedProperties?.map(\.name) ?? request.propertiesToGroupBy.nilIfEmpty
+                let columns = request.expressionsToFetch?.map(\.name) ?? request.propertiesToGroupBy.nilIfEmpty
                     ?? (coordinator.schema.entity(named: entity)?.attributes ?? []).filter { !$0.isTransient }.map(\.name)
                 print(Rows(columns: columns, rows: rows))
                 return

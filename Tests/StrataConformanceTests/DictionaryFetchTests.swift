@@ -8,7 +8,7 @@ import Testing
 @Suite struct DictionaryFetchTests {
     static func request(_ columns: [ExpressionDescription], groupBy: [String] = [], _ configure: (inout FetchRequest) -> Void = { _ in }) -> FetchRequest {
         var request = FetchRequest(entityName: "Book", resultType: .dictionaries)
-        request.fetchedProperties = columns
+        request.expressionsToFetch = columns
         request.propertiesToGroupBy = groupBy
         configure(&request)
         return request
@@ -82,7 +82,7 @@ import Testing
             #expect(try context.fetchDictionaries(request) == [["n": Self.integer(0), "total": Self.decimal("0"), "mean": .attribute(nil), "last": .attribute(nil)]])
             // A result type asked for: the average as a decimal, the count as a double.
             request.predicate = where_("title", .beginsWith, "file")
-            request.fetchedProperties = [
+            request.expressionsToFetch = [
                 ExpressionDescription(name: "mean", expression: .key("@avg.pages"), resultType: .int32),
                 ExpressionDescription(name: "n", expression: .key("@count"), resultType: .double),
             ]
@@ -127,7 +127,7 @@ import Testing
             ])
             // Per-object aggregates and the object itself as columns.
             var authors = FetchRequest(entityName: "Author", sortDescriptors: [FetchSortDescriptor("name")])
-            authors.fetchedProperties = [
+            authors.expressionsToFetch = [
                 .key("name"), .key("books.@count"), .key("books.@sum.price"), .key("books.@max.title"),
                 ExpressionDescription(name: "id", expression: .evaluatedObject),
             ]
@@ -158,7 +158,7 @@ import Testing
         _ = try FetchTests.populate(fixture)
         try fixture.verifyStored { context throws in
             var plain = FetchRequest(entityName: "Book", predicate: where_("pages", .lessThan, 200), sortDescriptors: [FetchSortDescriptor("title")])
-            plain.fetchedProperties = [
+            plain.expressionsToFetch = [
                 .key("title"),
                 ExpressionDescription(name: "double", expression: .function(.multiply, [.key("pages"), .constant(2)])),
                 ExpressionDescription(name: "tags", expression: .function(.count, [.key("tags")])),
@@ -183,7 +183,7 @@ import Testing
                 ["author.name": Self.string("Émile"), "total": Self.integer(592), "mean": Self.double(592), "label": Self.string("émile")],
             ])
             groups.havingPredicate = nil
-            groups.fetchedProperties = [ExpressionDescription(name: "mean", expression: .function(.divide, [.key("@sum.pages"), .key("@count.pages")]))]
+            groups.expressionsToFetch = [ExpressionDescription(name: "mean", expression: .function(.divide, [.key("@sum.pages"), .key("@count.pages")]))]
             #expect(try context.fetchDictionaries(groups).map { $0["mean"] } == [Self.double(2), Self.double(285.5), Self.double(99.5), .attribute(nil), Self.double(592)])
         }
         let context = fixture.context()
@@ -228,7 +228,7 @@ import Testing
             (Self.request([.key("tags.name")]), "'tags.name' gives a collection of values per object; fetch the relationship for its objects, or an aggregate such as 'tags.@max.name'"),
             (Self.request([.count()], groupBy: ["tags"]), "cannot group by 'tags': it is a to-many relationship; group by attributes or to-one relationships"),
             (Self.request([.key("title"), .key("title")]), "two columns of the fetch are named 'title'; give one another name"),
-            (Self.request([]), "the fetch has no columns; name at least one, or leave fetchedProperties nil for every attribute"),
+            (Self.request([]), "the fetch has no columns; name at least one, or leave expressionsToFetch nil for every attribute"),
             (Self.request([.key("title")]) { $0.predicate = where_("pagez", .equal, 1) }, "entity 'Book' has no property 'pagez' (in key path 'pagez'); did you mean 'pages'?"),
         ]
         for (request, message) in cases {

@@ -99,7 +99,7 @@ package struct DictionaryPlan: Sendable {
         self.distinct = distinct
         let resolver = KeyPathResolver(schema: schema, entity: entity)
         if properties?.isEmpty == true {
-            throw StrataError(.invalidPredicate, "the fetch has no columns; name at least one, or leave fetchedProperties nil for every attribute")
+            throw StrataError(.invalidPredicate, "the fetch has no columns; name at least one, or leave expressionsToFetch nil for every attribute")
         }
         var columns: [Column] = []
         for property in properties ?? [] {

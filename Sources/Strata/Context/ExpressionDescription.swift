@@ -10,7 +10,7 @@
 ///
 /// ```swift
 /// var request = FetchRequest(entityName: "Book", resultType: .dictionaries)
-/// request.fetchedProperties = [.key("publisher.name"), .count(as: "books"), .average("price", as: "meanPrice")]
+/// request.expressionsToFetch = [.key("publisher.name"), .count(as: "books"), .average("price", as: "meanPrice")]
 /// request.propertiesToGroupBy = ["publisher.name"]
 /// request.havingPredicate = try FetchPredicate(format: "books > 1")
 /// ```

@@ -28,15 +28,15 @@ public struct FetchRequest: Sendable, Hashable {
     /// For dictionary results: the columns, each a key path (an attribute, a to-one key path
     /// such as `publisher.name`, a relationship) or an aggregate (`@count`, `@sum.price`, …),
     /// named by itself; nil fetches every stored attribute. Reading it gives the names of
-    /// ``fetchedProperties``.
+    /// ``expressionsToFetch``.
     public var propertiesToFetch: [String]? {
-        get { fetchedProperties?.map(\.name) }
-        set { fetchedProperties = newValue?.map(ExpressionDescription.init(keyPath:)) }
+        get { expressionsToFetch?.map(\.name) }
+        set { expressionsToFetch = newValue?.map(ExpressionDescription.init(keyPath:)) }
     }
     /// For dictionary results: the columns, each an expression with the name of its value
     /// (Core Data's `NSExpressionDescription`s in `propertiesToFetch`); nil fetches every stored
     /// attribute.
-    public var fetchedProperties: [ExpressionDescription]?
+    public var expressionsToFetch: [ExpressionDescription]?
     /// For dictionary results: key paths (attributes, through to-one relationships, or to-one
     /// relationships) whose equal values make one group, or names of non-aggregate columns.
     /// With groups (or with an aggregate column and no groups: one group of every match), each
@@ -78,7 +78,7 @@ public struct FetchRequest: Sendable, Hashable {
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset
         self.resultType = resultType
-        self.fetchedProperties = nil
+        self.expressionsToFetch = nil
         self.propertiesToGroupBy = []
         self.havingPredicate = nil
         self.returnsDistinctResults = false

@@ -79,7 +79,7 @@ extension ManagedObjectContext {
 
     /// The rows of a dictionary fetch (Core Data's dictionary result type): for each matching
     /// object — or, with `propertiesToGroupBy` or an aggregate column, for each group — the
-    /// values of `fetchedProperties` (every stored attribute when nil) by column name.
+    /// values of `expressionsToFetch` (every stored attribute when nil) by column name.
     ///
     /// Values: an attribute as `.attribute` (nil for none), a to-one relationship as `.toOne`,
     /// a to-many relationship as `.toMany`, an aggregate as `.attribute` (see
@@ -94,7 +94,7 @@ extension ManagedObjectContext {
     public func fetchDictionaries(_ request: FetchRequest) throws(StrataError) -> [DictionaryRow] {
         processPendingMerges()
         let plan = try DictionaryPlan(
-            schema: coordinator.schema, entity: try coordinator.entity(named: request.entityName), properties: request.fetchedProperties,
+            schema: coordinator.schema, entity: try coordinator.entity(named: request.entityName), properties: request.expressionsToFetch,
             groupBy: request.propertiesToGroupBy, having: request.havingPredicate, distinct: request.returnsDistinctResults,
             sortDescriptors: request.sortDescriptors)
         let entityNames = try validate(request, sortsByColumns: plan.isGrouped)

@@ -19,7 +19,7 @@ import Testing
         #expect(AggregateFunction(PredicateFunction.median) == nil)
         var request = FetchRequest(entityName: "Book")
         request.propertiesToFetch = ["title", "@count"]
-        #expect(request.fetchedProperties == [.key("title"), .count()])
+        #expect(request.expressionsToFetch == [.key("title"), .count()])
         #expect(request.propertiesToFetch == ["title", "@count"])
     }
 
@@ -36,7 +36,7 @@ import Testing
         context.person("Ann").age = 30
         try context.save()
         var request = FetchRequest(entityName: "Person")
-        request.fetchedProperties = [ExpressionDescription(name: "age", expression: .key("age"), resultType: type)]
+        request.expressionsToFetch = [ExpressionDescription(name: "age", expression: .key("age"), resultType: type)]
         #expect(try context.fetchDictionaries(request) == [["age": expected]])
     }
 
@@ -45,12 +45,12 @@ import Testing
         for (name, age) in [("Ann", Int16(30)), ("Bob", 31), ("Cat", 32_000), ("Dan", 32_000)] { context.person(name).age = age }
         try context.save()
         var request = FetchRequest(entityName: "Person", predicate: .key("age") < 100)
-        request.fetchedProperties = [ExpressionDescription(name: "mean", expression: .key("@avg.age"), resultType: .int16)]
+        request.expressionsToFetch = [ExpressionDescription(name: "mean", expression: .key("@avg.age"), resultType: .int16)]
         #expect(try context.fetchDictionaries(request) == [["mean": .attribute(.integer(30))]])
         request.predicate = nil
-        request.fetchedProperties = [ExpressionDescription(name: "total", expression: .key("@sum.age"), resultType: .int16)]
+        request.expressionsToFetch = [ExpressionDescription(name: "total", expression: .key("@sum.age"), resultType: .int16)]
         #expect(try context.fetchDictionaries(request) == [["total": .attribute(nil)]])
-        request.fetchedProperties = [ExpressionDescription(name: "name", expression: .key("@max.firstName"), resultType: .int64)]
+        request.expressionsToFetch = [ExpressionDescription(name: "name", expression: .key("@max.firstName"), resultType: .int64)]
         #expect(throws: StrataError(.invalidPredicate, "the column 'name' has the value \"Dan\", which cannot be returned as int64")) {
             try context.fetchDictionaries(request)
         }
