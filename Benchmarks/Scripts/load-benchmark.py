@@ -20,7 +20,8 @@ and, for the --dump-sizes, the way back to JSON:
     python-dump     dump-sqlite.py DB.sqlite OUT.json      (the database python-sqlite loaded)
 
 Each run is one process; it measures the process's wall time, its CPU time (user + system,
-every thread) and its peak resident memory (ru_maxrss, from wait4). Every result is checked:
+every thread) and its peak resident memory (ru_maxrss, from wait4, started from a small process
+forked before any data is read: see Spawner). Every result is checked:
 the object counts of each entity (strata inspect --format json for Strata's stores, row counts,
 plistlib or element counts for Python's files, the number of objects in a dump); a failed check
 or a failed run stops the benchmark. The best wall time, best CPU time and lowest peak of the
@@ -107,6 +108,52 @@ def measure(argv, timeout, stdout=subprocess.DEVNULL):
         raise RunFailed("%s exited with %d:\n%s" % (" ".join(argv), process.returncode,
                                                      errors[-2000:]))
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+
+
+class Spawner:
+    """Runs the measured commands from a small process forked at the start, before this script
+    reads any data. On Linux a child's ru_maxrss carries its parent's high-water mark across
+    fork and exec (a /bin/true started by a Python holding 300 MB reports 300 MB), so a child
+    started by this script after it has read a large JSON file would report the script's peak,
+    not its own. The spawner stays as small as a bare Python, below every contender's peak."""
+
+    def __init__(self):
+        requests_read, self.requests = os.pipe()
+        self.replies, replies_write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.close(self.requests)
+            os.close(self.replies)
+            with os.fdopen(requests_read, "r") as requests, os.fdopen(replies_write, "w") as replies:
+                for line in requests:
+                    argv, timeout = json.loads(line)
+                    try:
+                        reply = {"result": measure(argv, timeout)}
+                    except TimedOut:
+                        reply = {"timed_out": True}
+                    except RunFailed as error:
+                        reply = {"failed": str(error)}
+                    replies.write(json.dumps(reply) + "\n")
+                    replies.flush()
+            os._exit(0)
+        os.close(requests_read)
+        os.close(replies_write)
+        self.request_file = os.fdopen(self.requests, "w")
+        self.reply_file = os.fdopen(self.replies, "r")
+
+    def measure(self, argv, timeout):
+        self.request_file.write(json.dumps([argv, timeout]) + "\n")
+        self.request_file.flush()
+        reply = json.loads(self.reply_file.readline())
+        if reply.get("timed_out"):
+            raise TimedOut()
+        if "failed" in reply:
+            raise RunFailed(reply["failed"])
+        return tuple(reply["result"])
+
+    def close(self):
+        self.request_file.close()
+        os.waitpid(self.pid, 0)
 
 
 def remove(path):
@@ -228,16 +275,18 @@ def main():
                      % args.strata)
     os.makedirs(args.workdir, exist_ok=True)
     outdir = tempfile.mkdtemp(prefix="out-", dir=args.workdir)  # this run's own outputs
+    spawner = Spawner()
     try:
-        run_all(args, sizes, dump_sizes, wanted, outdir)
+        run_all(args, sizes, dump_sizes, wanted, outdir, spawner)
     finally:
+        spawner.close()
         if args.keep:
             log("outputs kept in %s" % outdir)
         else:
             shutil.rmtree(outdir, ignore_errors=True)
 
 
-def run_all(args, sizes, dump_sizes, wanted, outdir):
+def run_all(args, sizes, dump_sizes, wanted, outdir, spawner):
     results = []  # dicts: books, objects, mb, contender, wall, cpu, peak, timed_out
     given_up = set()
     for books in sizes:
@@ -272,7 +321,7 @@ def run_all(args, sizes, dump_sizes, wanted, outdir):
                         argv = [sys.executable, os.path.join(SCRIPTS, "dump-sqlite.py"), source, out]
                 log("%d books, run %d: %s" % (books, run + 1, contender))
                 try:
-                    wall, cpu, peak = measure(argv, args.timeout)
+                    wall, cpu, peak = spawner.measure(argv, args.timeout)
                 except TimedOut:
                     log("  killed after %g s" % args.timeout)
                     timed_out.add(contender)
