@@ -44,7 +44,7 @@ let package = Package(
         ),
         .target(
             name: "StrataSQLite",
-            dependencies: ["Strata", "CSQLite"],
+            dependencies: ["Strata", "CSQLite", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -89,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataSQLiteTests",
-            dependencies: ["StrataSQLite"],
+            dependencies: ["StrataSQLite", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(

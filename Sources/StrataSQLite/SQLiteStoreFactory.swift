@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 public import Strata
 
 /// Opens ``SQLiteStore``s: register it with a coordinator or container to use `.sqlite` stores.
@@ -7,7 +8,12 @@ public import Strata
 /// let types = StoreTypeRegistry([SQLiteStoreFactory()])
 /// ```
 public struct SQLiteStoreFactory: PersistentStoreFactory {
-    public init() {}
+    /// Where the stores it opens report requests they answer in memory (``SQLiteStore/logger``).
+    public let logger: Logger
+
+    public init(logger: Logger = Logger(label: "strata.sqlite")) {
+        self.logger = logger
+    }
 
     public var type: StoreType { .sqlite }
 
@@ -19,7 +25,7 @@ public struct SQLiteStoreFactory: PersistentStoreFactory {
     }
 
     public func open(url: URL?, schema: Schema, configurationName: String?, options: [String: String]) throws(StrataError) -> any PersistentStore {
-        try SQLiteStore(url: url, schema: schema, configurationName: configurationName, options: options)
+        try SQLiteStore(url: url, schema: schema, configurationName: configurationName, options: options, logger: logger)
     }
 
     /// Reads `strata_metadata` from a read-only connection; the file is not changed.

@@ -332,7 +332,7 @@ struct QueryCommandTests {
         (["--limit", "-1"], "Error: Missing value for '--limit <limit>'"),
         (["--limit=-1"], "Error: --limit must be 0 (no limit) or more, not -1"),
         (["--offset=-3"], "Error: --offset must be 0 or more, not -3"),
-        (["--format", "csv"], "Error: The value 'csv' is invalid for '--format <format>'. Please provide one of 'json', 'table' or 'ids'."),
+        (["--format", "xml"], "Error: The value 'xml' is invalid for '--format <format>'. Please provide one of 'json', 'table', 'ids' or 'csv'."),
     ])
     func usageErrorsExit2(_ options: [String], _ message: String) throws {
         let workspace = try SharedWorkspace.get()

@@ -3,11 +3,44 @@ extension ManagedObjectContext {
     /// unless `includesPendingChanges` is false.
     /// - Throws: `unknownEntity`, `invalidPredicate` (a key path the entity does not have), or a
     ///   store's error.
+    ///
+    /// With `returnsObjectsAsFaults`, only the IDs of the matches are read and the objects come
+    /// back as faults (registered objects as they are); with a `fetchBatchSize`, the IDs are read
+    /// first and the objects' records then `fetchBatchSize` per store request.
     public func fetch(_ request: FetchRequest) throws(StrataError) -> [ManagedObject] {
         processPendingMerges()
-        let objects = try fetchObjects(request)
+        let objects: [ManagedObject]
+        if request.returnsObjectsAsFaults || request.fetchBatchSize > 0 {
+            let ids = try fetchObjectIDs(request)
+            if request.returnsObjectsAsFaults {
+                objects = ids.map { materialize($0) }
+            } else {
+                var loaded: [ManagedObject] = []
+                loaded.reserveCapacity(ids.count)
+                var start = 0
+                while start < ids.count {
+                    let end = min(start + request.fetchBatchSize, ids.count)
+                    loaded += try load(Array(ids[start..<end]))
+                    start = end
+                }
+                objects = loaded
+            }
+        } else {
+            objects = try fetchObjects(request)
+        }
         try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
         return objects
+    }
+
+    /// The objects of IDs, with one store request for those not loaded yet.
+    private func load(_ ids: [ObjectID]) throws(StrataError) -> [ManagedObject] {
+        let needed = ids.filter { registeredObject(for: $0)?.isFault ?? true }
+        var loaded: [ObjectID: ManagedObject] = [:]
+        if !needed.isEmpty {
+            // Held here until returned: the context keeps objects only while someone does.
+            for record in try coordinator.records(for: needed).values { loaded[record.objectID] = materialize(record) }
+        }
+        return ids.map { loaded[$0] ?? materialize($0) }
     }
 
     /// The objects of a class bound to an entity.
@@ -44,37 +77,45 @@ extension ManagedObjectContext {
         return try fetchObjects(request).count
     }
 
-    /// For each matching object, the values of `propertiesToFetch` (every stored attribute when
-    /// nil): attributes, and key paths through to-one relationships, by their key path.
-    public func fetchDictionaries(_ request: FetchRequest) throws(StrataError) -> [[String: PropertyValue]] {
-        let objects = try fetch(request)
-        let entity = try coordinator.entity(named: request.entityName)
-        let keys = request.propertiesToFetch ?? entity.attributes.filter { !$0.isTransient }.map(\.name)
-        for key in keys { try PredicateLimit.check(key.split(separator: ".").map(String.init)) }
-        let evaluator = objectEvaluator()
-        var rows: [[String: PropertyValue]] = []
-        for object in objects {
-            var row: [String: PropertyValue] = [:]
-            for key in keys {
-                let path = key.split(separator: ".").map(String.init)
-                switch try evaluator.value(ofKeyPath: path, on: object) {
-                case .scalar(let value): row[key] = .attribute(Self.attributeValue(value))
-                case .object(let related): row[key] = .toOne(related.objectID)
-                case .collection(let members):
-                    row[key] = .toMany(members.compactMap { if case .object(let o) = $0 { return o.objectID } else { return nil } })
-                case .null:
-                    row[key] = entity.relationship(named: path[0]) != nil && path.count == 1 ? .toOne(nil) : .attribute(nil)
-                }
-            }
-            rows.append(row)
+    /// The rows of a dictionary fetch (Core Data's dictionary result type): for each matching
+    /// object — or, with `propertiesToGroupBy` or an aggregate column, for each group — the
+    /// values of `expressionsToFetch` (every stored attribute when nil) by column name.
+    ///
+    /// Values: an attribute as `.attribute` (nil for none), a to-one relationship as `.toOne`,
+    /// a to-many relationship as `.toMany`, an aggregate as `.attribute` (see
+    /// ``ExpressionDescription`` for its type). Rows come in the request's order: its sort
+    /// descriptors (of the entity's key paths, or for groups of column names and group keys),
+    /// then by object ID, or for groups by their keys; `returnsDistinctResults` keeps the first
+    /// of equal rows; the offset and limit apply last. Every store gives the same rows: the
+    /// SQLite store computes them in SQL, the others in memory.
+    /// - Throws: `unknownEntity`; `invalidPredicate` for a key the entity does not have (naming
+    ///   it and the closest one), a column of a grouped request that is neither grouped nor
+    ///   aggregated, or a having predicate or sort key that names no column; or a store's error.
+    public func fetchDictionaries(_ request: FetchRequest) throws(StrataError) -> [DictionaryRow] {
+        processPendingMerges()
+        let plan = try DictionaryPlan(
+            schema: coordinator.schema, entity: try coordinator.entity(named: request.entityName), properties: request.expressionsToFetch,
+            groupBy: request.propertiesToGroupBy, having: request.havingPredicate, distinct: request.returnsDistinctResults,
+            sortDescriptors: request.sortDescriptors)
+        let entityNames = try validate(request, sortsByColumns: plan.isGrouped)
+        guard includesChanges(request, entityNames) else {
+            return try coordinator.fetchDictionaries(StoreDictionaryRequest(fetch: storeRequest(request, entityNames, windowed: true), plan: plan))
         }
-        return rows
+        // Unsaved changes take part: the rows are computed here, over the objects.
+        var whole = request
+        whole.sortDescriptors = []
+        whole.fetchLimit = 0
+        whole.fetchOffset = 0
+        let objects = try fetchObjects(whole, validated: entityNames).sorted { DictionaryPlan.inKeyOrder($0.objectID, $1.objectID) }
+        return try plan.rows(
+            objects, evaluator: objectEvaluator(), sortDescriptors: request.sortDescriptors, offset: request.fetchOffset, limit: request.fetchLimit)
     }
 
     // MARK: - Implementation
 
-    private func fetchObjects(_ request: FetchRequest) throws(StrataError) -> [ManagedObject] {
-        let entityNames = try validate(request)
+    private func fetchObjects(_ request: FetchRequest, validated: [String]? = nil) throws(StrataError) -> [ManagedObject] {
+        let entityNames: [String]
+        if let validated { entityNames = validated } else { entityNames = try validate(request) }
         guard includesChanges(request, entityNames) else {
             return materialize(try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: true), caching: false))
         }
@@ -109,13 +150,20 @@ extension ManagedObjectContext {
     }
 
     /// The concrete entities a request covers, after checking its predicate and sort keys.
-    private func validate(_ request: FetchRequest) throws(StrataError) -> [String] {
+    /// - Parameter sortsByColumns: true for a grouped dictionary fetch, whose sort keys name its
+    ///   columns (its plan checks them).
+    private func validate(_ request: FetchRequest, sortsByColumns: Bool = false) throws(StrataError) -> [String] {
         let entity = try coordinator.entity(named: request.entityName)
         if let predicate = request.predicate {
             try PredicateValidator(schema: coordinator.schema).validate(predicate, for: entity)
         }
-        for descriptor in request.sortDescriptors {
-            try PredicateValidator(schema: coordinator.schema).validateSortKey(descriptor.keyPath, for: entity)
+        for descriptor in request.sortDescriptors where !sortsByColumns {
+            if descriptor.keyPath.contains("@") {
+                // Through a to-many relationship to an aggregate: `books.@count`.
+                try DictionaryPlan.validateAggregateSortKey(descriptor.keyPath, schema: coordinator.schema, entity: entity)
+            } else {
+                try PredicateValidator(schema: coordinator.schema).validateSortKey(descriptor.keyPath, for: entity)
+            }
         }
         let candidates = request.includesSubentities ? coordinator.schema.entityAndDescendants(of: entity.name) : [entity]
         return candidates.filter { !$0.isAbstract }.map(\.name)
@@ -127,12 +175,25 @@ extension ManagedObjectContext {
             var level = objects
             for key in keyPath.split(separator: ".").map(String.init) {
                 var ids: [ObjectID] = []
+                var lazy: [ManagedObject] = []
                 for object in level {
                     guard let relationship = object.entity.relationship(named: key) else {
                         throw StrataError(.invalidPredicate, "cannot prefetch '\(keyPath)': \(object.entity.name) has no relationship '\(key)'")
                     }
                     object.fulfillFault()
-                    ids += object.relatedIDs(at: object.relationshipPosition(relationship.name))
+                    if relationship.isToMany && object.committed?.lazyToMany.contains(key) == true { lazy.append(object) }
+                }
+                // The members the store left to load later, for every object in one request.
+                if !lazy.isEmpty {
+                    let members = try coordinator.relatedObjectIDs(of: lazy.map(\.objectID), relationship: key)
+                    for object in lazy {
+                        guard let found = members[object.objectID] else { continue }
+                        object.committed?.toMany[key] = found
+                        object.committed?.lazyToMany.remove(key)
+                    }
+                }
+                for object in level {
+                    ids += object.relatedIDs(at: object.relationshipPosition(key))
                 }
                 // The records go to the coordinator's row cache, so the destinations' faults
                 // fill from memory even after the objects made here are released.

@@ -23,6 +23,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The IDs of the records matching the request, in its order and window (a default
     /// implementation fetches whole records).
     func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID]
+    /// The rows of a dictionary fetch: columns, groups and aggregates, in the request's order
+    /// and window (a default implementation evaluates them in memory over fetched records).
+    func fetchDictionaries(_ request: StoreDictionaryRequest) throws(StrataError) -> [DictionaryRow]
     /// How many records match (limit and offset applied).
     func count(_ request: StoreFetchRequest) throws(StrataError) -> Int
     /// The records of these objects; IDs the store does not hold are left out.
@@ -42,6 +45,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult
     /// The members of a to-many relationship of a stored object, for records that left it lazy.
     func relatedObjectIDs(of objectID: ObjectID, relationship: String) throws(StrataError) -> [ObjectID]
+    /// The members of a to-many relationship of several stored objects at once, by object
+    /// (prefetching; a default implementation asks for each object in turn).
+    func relatedObjectIDs(of objectIDs: [ObjectID], relationship: String) throws(StrataError) -> [ObjectID: [ObjectID]]
     /// The uniqueness violations `changes` would cause, without saving anything (a save's
     /// validation reports them with every other problem at once).
     func uniquenessViolations(_ changes: StoreChangeset) -> [ValidationFailure]

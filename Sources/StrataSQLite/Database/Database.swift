@@ -79,6 +79,7 @@ package final class Database {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Self.busyTimeout)
         try SQLFunctions.register(on: self)
+        try SQLFunctions.registerOrdering(on: self)
     }
 
     /// A `file:` URI for a path: the characters a URI gives a meaning to are escaped

@@ -8,7 +8,7 @@ extension SQLiteStore {
     public func fetch(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord] {
         switch try plan(request) {
         case .nothing: return []
-        case .inMemory: return try fetchInMemory(request)
+        case .inMemory(let reason): return try fetchInMemory(request, because: reason)
         case .sql(let table, let compiled):
             let records = try readCompiled { (database) throws(StrataError) -> [StoreRecord] in
                 var decoder = RecordDecoder(store: self, table: table)
@@ -20,7 +20,7 @@ extension SQLiteStore {
                 return records
             }
             if let records { return records }
-            return try fetchInMemory(request)
+            return try fetchInMemory(request, because: Self.refusedBySQLite)
         }
     }
 
@@ -28,7 +28,7 @@ extension SQLiteStore {
     public func fetchObjectIDs(_ request: StoreFetchRequest) throws(StrataError) -> [ObjectID] {
         switch try plan(request, keysOnly: true) {
         case .nothing: return []
-        case .inMemory: return try fetchInMemory(request).map(\.objectID)
+        case .inMemory(let reason): return try fetchInMemory(request, because: reason).map(\.objectID)
         case .sql(let table, let compiled):
             let identifier = storeIdentifier
             let ids = try readCompiled { (database) throws(StrataError) -> [ObjectID] in
@@ -37,18 +37,18 @@ extension SQLiteStore {
                 }
             }
             if let ids { return ids }
-            return try fetchInMemory(request).map(\.objectID)
+            return try fetchInMemory(request, because: Self.refusedBySQLite).map(\.objectID)
         }
     }
 
     public func count(_ request: StoreFetchRequest) throws(StrataError) -> Int {
         switch try plan(request, sorted: false) {
         case .nothing: return 0
-        case .inMemory: return try fetchInMemory(request).count
+        case .inMemory(let reason): return try fetchInMemory(request, because: reason).count
         case .sql(_, let compiled):
             let value = try readCompiled { (database) throws(StrataError) -> SQLValue? in try database.scalar(compiled.count, compiled.arguments) }
             guard let value else {
-                return try fetchInMemory(request).count
+                return try fetchInMemory(request, because: Self.refusedBySQLite).count
             }
             guard case .integer(let count) = value else { return 0 }
             return Int(count)
@@ -58,7 +58,7 @@ extension SQLiteStore {
     /// Runs a compiled request on a reader; nil when SQLite refused the statement for one of
     /// its own limits (expression depth, parser stack, …) that the compiler does not foresee,
     /// so that the caller evaluates the request in memory instead.
-    private func readCompiled<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T? {
+    func readCompiled<T: Sendable>(_ body: (Database) throws(StrataError) -> T) throws(StrataError) -> T? {
         try reading { (database) throws(StrataError) -> T? in
             database.clearLastError()
             do throws(StrataError) {
@@ -74,15 +74,15 @@ extension SQLiteStore {
     private enum Plan {
         /// It names no entity this store holds.
         case nothing
-        /// It spans several tables, or SQL cannot express it: the evaluator runs it.
-        case inMemory
+        /// It spans several tables, or SQL cannot express it (the reason): the evaluator runs it.
+        case inMemory(String)
         /// One statement on one table.
         case sql(TableLayout, CompiledFetch)
     }
 
     private func plan(_ request: StoreFetchRequest, sorted: Bool = true, keysOnly: Bool = false) throws(StrataError) -> Plan {
         let groups = try tables(of: request.entityNames)
-        guard groups.count == 1 else { return groups.isEmpty ? .nothing : .inMemory }
+        guard groups.count == 1 else { return groups.isEmpty ? .nothing : .inMemory(Self.severalTables) }
         let (table, names) = groups[0]
         var compiler = compiler()
         do {
@@ -90,8 +90,19 @@ extension SQLiteStore {
                 table: table, entityNames: names, predicate: request.predicate, sortDescriptors: sorted ? request.sortDescriptors : [],
                 limit: request.fetchLimit, offset: request.fetchOffset, keysOnly: keysOnly))
         } catch {
-            return .inMemory
+            return .inMemory(error.reason)
         }
+    }
+
+    static let severalTables = "the entities are kept in several tables"
+    static let refusedBySQLite = "SQLite refused the statement for one of its limits"
+
+    /// Counts and logs a request answered in memory instead of in SQL, with the reason.
+    func logFallback(_ reason: String, entityNames: [String]) {
+        inMemoryFallbacks.add(1, ordering: .relaxed)
+        logger.debug(
+            "evaluating a fetch in memory: \(reason)",
+            metadata: ["entities": "\(entityNames.joined(separator: ", "))", "store": "\(url?.path ?? "in memory")"])
     }
 
     func compiler() -> PredicateCompiler {
@@ -117,8 +128,10 @@ extension SQLiteStore {
     /// The fallback for a request SQL cannot express (or one spanning several tables): every
     /// candidate record in primary-key order, filtered, sorted and windowed in memory by the
     /// evaluator, reading related records from this store.
-    func fetchInMemory(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord] {
-        inMemoryFallbacks.add(1, ordering: .relaxed)
+    ///
+    /// Logs the reason (`because`) at `.debug`; without one, the caller has logged it.
+    func fetchInMemory(_ request: StoreFetchRequest, because reason: String?) throws(StrataError) -> [StoreRecord] {
+        if let reason { logFallback(reason, entityNames: request.entityNames) }
         var candidates: [StoreRecord] = []
         for (table, names) in try tables(of: request.entityNames) {
             let compiled: CompiledFetch
@@ -212,6 +225,62 @@ extension SQLiteStore {
             try database.rows(sql, [.integer(key)]) { (row) throws(StrataError) in
                 ObjectID(entityName: try entityName(row, table, kindOf: destination), storeIdentifier: storeIdentifier, primaryKey: row.int64(0))
             }
+        }
+    }
+
+    /// The members of a to-many relationship of several objects, a statement per entity and
+    /// batch of keys (``batchSizes``), each object's in stored order.
+    public func relatedObjectIDs(of objectIDs: [ObjectID], relationship: String) throws(StrataError) -> [ObjectID: [ObjectID]] {
+        var byEntity: [String: [ObjectID]] = [:]
+        for id in objectIDs where id.storeIdentifier == storeIdentifier && id.primaryKey != nil {
+            byEntity[id.entityName, default: []].append(id)
+        }
+        var members: [ObjectID: [ObjectID]] = [:]
+        for (name, owners) in byEntity {
+            guard let entity = layout.entities[name], let storage = entity.toMany[relationship],
+                  let destination = entity.entity.relationship(named: relationship)?.destination,
+                  let destinationRoot = layout.entities[destination]?.rootName, let table = layout.tables[destinationRoot]
+            else { continue }
+            var byKey: [Int64: ObjectID] = [:]
+            for owner in owners {
+                byKey[owner.primaryKey!] = owner
+                members[owner] = []
+            }
+            let keys = Array(byKey.keys)
+            let ownerColumn: Int32 = table.hasEntityColumn ? 2 : 1
+            var start = 0
+            while start < keys.count {
+                let size = Self.batchSizes.first { $0 >= keys.count - start } ?? Self.batchSizes.last!
+                var arguments = keys[start..<min(start + size, keys.count)].map { SQLValue.integer($0) }
+                while arguments.count < size { arguments.append(arguments[arguments.count - 1]) }
+                let sql = Self.membersSQL(storage, table: table, owners: size)
+                let rows = try reading { (database) throws(StrataError) -> [(Int64, ObjectID)] in
+                    try database.rows(sql, arguments) { (row) throws(StrataError) in
+                        (row.int64(ownerColumn), ObjectID(
+                            entityName: try entityName(row, table, kindOf: destination), storeIdentifier: storeIdentifier, primaryKey: row.int64(0)))
+                    }
+                }
+                for (key, member) in rows { if let owner = byKey[key] { members[owner]?.append(member) } }
+                start += size
+            }
+        }
+        return members
+    }
+
+    /// The members of a to-many relationship of the objects whose keys are the `owners`
+    /// parameters: their keys, their entity names where the table has them, and their owner's
+    /// key, by owner and in stored order.
+    static func membersSQL(_ storage: ToManyStorage, table: TableLayout, owners: Int) -> String {
+        let entity = table.hasEntityColumn ? ", m.\"_entity\"" : ""
+        let parameters = Array(repeating: "?", count: owners).joined(separator: ", ")
+        switch storage {
+        case .foreignKey(let name, let column, let orderColumn, let filter):
+            var sql = "SELECT m.\"_pk\"\(entity), m.\(quoted(column)) FROM \(quoted(name)) AS m WHERE m.\(quoted(column)) IN (\(parameters))"
+            if let filter { sql += " AND m.\"_entity\" IN (\(filter.map(literal).joined(separator: ", ")))" }
+            return sql + " ORDER BY m.\(quoted(column)), " + (orderColumn.map { "m.\(quoted($0)), " } ?? "") + "m.\"_pk\""
+        case .joinTable(let name, let own, let other, let orderColumn, let otherRoot):
+            return "SELECT m.\"_pk\"\(entity), l.\(quoted(own)) FROM \(quoted(name)) AS l JOIN \(quoted(otherRoot)) AS m ON m.\"_pk\" = l.\(quoted(other)) WHERE l.\(quoted(own)) IN (\(parameters)) ORDER BY l.\(quoted(own)), "
+                + (orderColumn.map { "l.\(quoted($0)), " } ?? "") + "l.\(quoted(other))"
         }
     }
 

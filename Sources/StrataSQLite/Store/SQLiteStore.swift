@@ -1,5 +1,6 @@
 internal import Synchronization
 public import Foundation
+public import Logging
 public import Strata
 
 /// An incremental store on the system's SQLite: every fetch request is compiled to SQL, records
@@ -33,6 +34,9 @@ public final class SQLiteStore: PersistentStore {
     /// How many requests were answered in memory because SQL could not express them (tests
     /// assert it stays 0).
     let inMemoryFallbacks = Atomic<Int>(0)
+    /// Where the store reports, at `.debug` with the reason, each request it answers in memory
+    /// because SQL cannot express it (or SQLite refused the statement for one of its limits).
+    public let logger: Logger
 
     /// How many reader connections a store on a file opens.
     static let readerCount = 3
@@ -71,7 +75,12 @@ public final class SQLiteStore: PersistentStore {
     /// file — a column it names is gone — fails with `incompatibleModel`, saying so.)
     /// - Throws: ``StrataError`` — `corruptStore`, `incompatibleModel`, `unsupportedModel`
     ///   (a model this layout cannot hold) or `storeIO`, naming the file.
-    public init(url: URL?, schema: Schema, configurationName: String? = nil, options: [String: String] = [:]) throws(StrataError) {
+    /// - Parameter logger: where the store reports requests it answers in memory.
+    public init(
+        url: URL?, schema: Schema, configurationName: String? = nil, options: [String: String] = [:],
+        logger: Logger = Logger(label: "strata.sqlite")
+    ) throws(StrataError) {
+        self.logger = logger
         let layout = StoreLayout(schema: schema, configurationName: configurationName)
         guard layout.problems.isEmpty else {
             throw StrataError(.unsupportedModel, "a SQLite store cannot hold model '\(schema.name)': \(layout.problems.joined(separator: "; "))", file: url?.path)
@@ -149,6 +158,7 @@ public final class SQLiteStore: PersistentStore {
         self.layout = layout
         self.url = url
         configurationName = nil
+        logger = Logger(label: "strata.sqlite")
         access = try FileAccess(url, readOnly: false)
         isReadOnly = false
         capabilities = [.incrementalFetching, .engineUniqueness, .persistent]

@@ -12,12 +12,7 @@ import Testing
 
     @Test(arguments: seeds)
     func sqlAgreesWithTheEvaluator(seed: UInt64) throws {
-        let schema = try Fixtures.library()
-        let sqlite = try SQLiteStore(url: nil, schema: schema)
-        let memory = try AtomicStore(format: nil, type: .inMemory, url: nil, schema: schema, configurationName: nil)
-        let graph = LibraryGraph(schema: schema, storeIdentifier: sqlite.metadata.storeIdentifier, seed: seed, items: 40)
-        _ = try sqlite.save(StoreChangeset(inserted: graph.all))
-        _ = try memory.save(StoreChangeset(inserted: graph.all))
+        let (sqlite, memory, graph) = try LibraryGraph.stores(seed: seed)
 
         var generator = PredicateGenerator(
             random: SeededGenerator(seed: seed &* 7919), items: graph.items.map(\.objectID), owners: graph.owners.map(\.objectID))

@@ -116,14 +116,20 @@ import Testing
         expectError(.invalidPredicate) { _ = try context.fetch(request) }
     }
 
-    @Test func batchedResultsFetchIDsFirstAndRecordsABatchAtATime() throws {
+    /// Ten people p0…p9 saved in a counting store, its counts reset, and a maker of fresh
+    /// coordinators on it.
+    private static func tenPeople() throws -> (CountingStoreFactory, () throws -> PersistentStoreCoordinator) {
         let factory = try CountingStoreFactory(schema: TestModel.schema)
-        func coordinator() throws -> PersistentStoreCoordinator { try Self.coordinator(counting: factory) }
+        let coordinator = { () throws -> PersistentStoreCoordinator in try Self.coordinator(counting: factory) }
         let saving = ManagedObjectContext(coordinator: try coordinator())
         for index in 0..<10 { _ = saving.person("p\(index)") }
         try saving.save()
-
         factory.resetCounts()
+        return (factory, coordinator)
+    }
+
+    @Test func batchedResultsFetchIDsFirstAndRecordsABatchAtATime() throws {
+        let (factory, coordinator) = try Self.tenPeople()
         let context = ManagedObjectContext(coordinator: try coordinator())
         var request = FetchRequest(entityName: "Person", sortDescriptors: [FetchSortDescriptor("firstName")])
         request.fetchBatchSize = 4
@@ -137,6 +143,32 @@ import Testing
         // Three batches: 4, 4 and 2 records.
         #expect(factory.count("records") == 3)
         #expect(factory.count("fetch") == 0)
+    }
+
+    /// `fetch(_:)` with a batch size reads the IDs, then the records a batch per request; with
+    /// faults, only the IDs, and each object's record when it is first used.
+    @Test func fetchHonoursBatchSizeAndFaults() throws {
+        let (factory, coordinator) = try Self.tenPeople()
+        var request = FetchRequest(entityName: "Person", sortDescriptors: [FetchSortDescriptor("firstName")])
+        request.fetchBatchSize = 4
+        let batched = try ManagedObjectContext(coordinator: try coordinator()).fetch(request)
+        #expect(factory.count("fetchObjectIDs") == 1)
+        #expect(factory.count("records") == 3)
+        #expect(factory.count("fetch") == 0)
+        #expect(batched.map { $0.value(forKey: "firstName", as: String.self) } == (0..<10).map { "p\($0)" })
+        #expect(factory.count("records") == 3)
+
+        factory.resetCounts()
+        request.fetchBatchSize = 0
+        request.returnsObjectsAsFaults = true
+        let context = ManagedObjectContext(coordinator: try coordinator())
+        let faults = try context.fetch(request)
+        #expect(faults.count == 10)
+        #expect(faults.allSatisfy { $0.isFault })
+        #expect(factory.count("fetchObjectIDs") == 1)
+        #expect(factory.count("records") == 0)
+        #expect(faults[3].value(forKey: "firstName", as: String.self) == "p3")
+        #expect(factory.count("records") == 1)
     }
 
     @Test func dictionariesWithPendingChanges() throws {
