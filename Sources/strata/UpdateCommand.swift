@@ -107,7 +107,7 @@ struct UpdateCommand: ParsableCommand {
             for kind in [", found a string", ", found true", ", found false"] where message.hasSuffix(kind) {
                 message = String(message.dropLast(kind.count)) + ", found \(String(reflecting: text))"
             }
-            throw CLIError.invalid("--set \(Echo.value(String(reflecting: assignment))): '\(attribute.name)' is a\(attribute.type.rawValue.first.map { "aeiou".contains($0) } == true ? "n" : "") \(attribute.type.rawValue) attribute; \(message)")
+            throw CLIError.invalid("--set \(Echo.value(String(reflecting: assignment))): '\(attribute.name)' is \(attribute.type.rawValue.first.map { "aeio".contains($0) } == true ? "an" : "a") \(attribute.type.rawValue) attribute; \(message)")
         }
     }
 

@@ -63,7 +63,6 @@ package enum BatchExecution {
         }
         return outcome
     }
-
 }
 
 extension PersistentStore {

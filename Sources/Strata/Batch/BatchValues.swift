@@ -51,9 +51,14 @@ enum BatchValues {
             }
         }
         guard let converted, ManagedObject.fits(converted, attribute.type) else {
-            throw StrataError(.invalidData, "\(place): \(entity).\(attribute.name) is a \(attribute.type.rawValue) attribute; it cannot hold \(Echo.value(String(describing: value))) (a \(type(of: value)))")
+            throw StrataError(.invalidData, "\(place): \(entity).\(attribute.name) is \(article(attribute.type)) \(attribute.type.rawValue) attribute; it cannot hold \(Echo.value(String(reflecting: value))) (a \(type(of: value)))")
         }
         return ManagedObject.normalize(converted, to: attribute.type)
+    }
+
+    /// "an" before a type name that starts with a vowel (an int16, an URI is not a word: a uri).
+    static func article(_ type: AttributeType) -> String {
+        type.rawValue.first.map { "aeio".contains($0) } == true ? "an" : "a"
     }
 
     /// An Optional boxed in `Any` unwrapped; nil for one that is nil.
