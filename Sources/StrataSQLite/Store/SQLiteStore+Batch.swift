@@ -88,8 +88,8 @@ extension SQLiteStore {
         // a save reports it (a constant value leaves no intermediate state to blame).
         let changes = BatchExecution.updating(Array(try records(for: try fetchObjectIDs(request.fetch)).values), with: values)
         let violations = uniquenessViolations(changes)
-        throw StrataError(
-            .validationFailed, "the batch update would break a uniqueness constraint; nothing was written", failures: violations, file: url?.path)
+        // Worded as the atomic stores word it, so that every store reports it alike.
+        throw StrataError(.validationFailed, "the save would break a uniqueness constraint", failures: violations)
     }
 
     /// The ID of a row a `RETURNING "_pk"[, "_entity"]` gives.
