@@ -13,7 +13,8 @@ import StrataSQLite
 
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 100_000
 /// `--only store` (or raw, grdb, context) runs one contender, for profiling; `--only library`
-/// times the store's save of a library of books (see ``strataLibrary()``).
+/// times the store's save of a library of books (see ``strataLibrary()``); `--only batch` runs
+/// the batch requests' table alone (Batch.swift).
 let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
 let changed = count / 10
 
@@ -549,6 +550,10 @@ if only == "library" {
     removeTemporaryFiles()
     exit(0)
 }
+if only == "batch" {
+    try batchReport()
+    exit(0)
+}
 if let only {
     let results = try best(only == "raw" ? rawSQLite : only == "grdb" ? grdb : only == "store" ? strataStore : strataContext)
     for operation in Operation.allCases { print(operation.rawValue, String(format: "%.1f ms", results[operation]!)) }
@@ -581,4 +586,5 @@ for operation in [Operation.update, .delete] {
     let time = storeSavesOnly[operation]!
     print("\(operation.rawValue), the store's save without its fetch: \(ms(time)) ms, \(ratio(time, raw[operation]!)) raw")
 }
+try batchReport()
 if sink == 42 { print("") }

@@ -25,6 +25,11 @@ enum BatchValues {
     static func convert(
         _ value: Any?, for attribute: AttributeDescription, entity: String, transformers: AttributeTransformerRegistry, place: String
     ) throws(StrataError) -> AttributeValue? {
+        // The common case first: a plain Swift value of the attribute's kind, found by its
+        // dynamic type without casting to protocols or reflecting on it.
+        if attribute.type != .transformable, let value, let plain = ManagedObject.plainAttributeValue(value), ManagedObject.fits(plain, attribute.type) {
+            return ManagedObject.normalize(plain, to: attribute.type)
+        }
         guard let value = value.flatMap(Self.unwrapped), !(value is NSNull) else { return nil }
         if attribute.type == .transformable, !(value is AttributeValue) {
             guard let name = attribute.transformerName, let transformer = transformers.transformer(named: name) else {

@@ -42,41 +42,46 @@ extension PersistentStoreCoordinator {
         }
         var defaults = entity.attributeDefaults.laidOut(by: entity.attributeLayout)
         for position in entity.transientAttributePositions { defaults[position: position] = nil }
-        var attributes: [String: AttributeDescription] = [:]
+        // Each key's attribute and position, looked up once for the whole request.
+        var attributes: [String: (attribute: AttributeDescription, position: Int)] = [:]
         var records: [StoreRecord] = []
         records.reserveCapacity(request.objects.count)
         var failures: [ValidationFailure] = []
-        var positions: [ObjectID: Int] = [:]
+        // New objects have no IDs yet: failures name a placeholder, and the object's position.
+        let placeholder = ObjectID(temporaryFor: entity.name)
         for (index, object) in request.objects.enumerated() {
             var values = defaults
             for (key, value) in object {
-                let attribute: AttributeDescription
+                let attribute: (attribute: AttributeDescription, position: Int)
                 if let known = attributes[key] {
                     attribute = known
                 } else {
-                    attribute = try BatchValues.attribute(key, of: entity, request: "batch insert")
+                    let description = try BatchValues.attribute(key, of: entity, request: "batch insert")
+                    attribute = (description, entity.attributeLayout.position(of: key)!)
                     attributes[key] = attribute
                 }
-                values[key] = try BatchValues.convert(value, for: attribute, entity: entity.name, transformers: attributeTransformers, place: "object \(index)")
+                values[position: attribute.position] = try BatchValues.convert(
+                    value, for: attribute.attribute, entity: entity.name, transformers: attributeTransformers, place: "object \(index)")
             }
-            let id = ObjectID(temporaryFor: entity.name)
             let before = failures.count
-            entity.attributeFailures(of: values, objectID: id, into: &failures)
-            if failures.count > before { positions[id] = index }
-            records.append(StoreRecord(objectID: id, attributes: values))
+            entity.attributeFailures(of: values, objectID: placeholder, into: &failures)
+            for failure in before..<failures.count { failures[failure].message = "(object \(index) of the batch insert) " + failures[failure].message }
+            records.append(StoreRecord(objectID: placeholder, attributes: values))
         }
-        guard failures.isEmpty else { throw Self.locating(StrataError.saveRefused(failures), positions) }
+        guard failures.isEmpty else {
+            throw StrataError(.validationFailed, "the batch insert was refused: \(failures.count) problem\(failures.count == 1 ? "" : "s") found; nothing was written", failures: failures)
+        }
         let store = try store(forEntity: entity.name)
         let keys = try store.allocatePrimaryKeys(rootEntity: entity.rootName, count: records.count)
-        var permanent: [ObjectID: Int] = [:]
         for index in records.indices {
             records[index].objectID = ObjectID(entityName: entity.name, storeIdentifier: store.storeIdentifier, primaryKey: keys[index])
         }
         do {
             _ = try insert(records, from: context)
         } catch {
-            for (index, record) in records.enumerated() { permanent[record.objectID] = index }
-            throw Self.locating(error, permanent)
+            var positions: [ObjectID: Int] = [:]
+            for (index, record) in records.enumerated() { positions[record.objectID] = index }
+            throw Self.locating(error, positions)
         }
         return BatchResult(resultType: request.resultType, count: records.count, objectIDs: request.resultType == .objectIDs ? records.map(\.objectID) : [])
     }
