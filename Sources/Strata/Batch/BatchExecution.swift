@@ -14,8 +14,8 @@ package enum BatchExecution {
             switch request.operation {
             case .update(let values):
                 let changes = updating(try store.fetch(request.fetch), with: values)
-                let result = try store.saveChanges(changes)
-                return StoreBatchOutcome(matched: changes.updated.map(\.objectID), versions: result.versions)
+                _ = try store.saveChanges(changes)
+                return StoreBatchOutcome(matched: changes.updated.map(\.objectID))
             case .delete:
                 let plan = try BatchDeletePlan(matched: try store.fetchObjectIDs(request.fetch), schema: schema) { (ids) throws(StrataError) in
                     try store.wholeRecords(for: ids)

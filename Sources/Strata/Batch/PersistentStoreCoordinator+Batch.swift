@@ -49,16 +49,25 @@ extension PersistentStoreCoordinator {
         var failures: [ValidationFailure] = []
         // New objects have no IDs yet: failures name a placeholder, and the object's position.
         let placeholder = ObjectID(temporaryFor: entity.name)
+        // Dictionaries with the same keys list them in the same order: the previous object's
+        // keys, by position, are found without hashing the key.
+        var lastKeys: [(key: String, attribute: AttributeDescription, position: Int)] = []
         for (index, object) in request.objects.enumerated() {
             var values = defaults
-            for (key, value) in object {
+            for (offset, (key, value)) in object.enumerated() {
                 let attribute: (attribute: AttributeDescription, position: Int)
-                if let known = attributes[key] {
-                    attribute = known
+                if offset < lastKeys.count, lastKeys[offset].key == key {
+                    attribute = (lastKeys[offset].attribute, lastKeys[offset].position)
                 } else {
-                    let description = try BatchValues.attribute(key, of: entity, request: "batch insert")
-                    attribute = (description, entity.attributeLayout.position(of: key)!)
-                    attributes[key] = attribute
+                    if let known = attributes[key] {
+                        attribute = known
+                    } else {
+                        let description = try BatchValues.attribute(key, of: entity, request: "batch insert")
+                        attribute = (description, entity.attributeLayout.position(of: key)!)
+                        attributes[key] = attribute
+                    }
+                    let entry = (key, attribute.attribute, attribute.position)
+                    if offset < lastKeys.count { lastKeys[offset] = entry } else { lastKeys.append(entry) }
                 }
                 values[position: attribute.position] = try BatchValues.convert(
                     value, for: attribute.attribute, entity: entity.name, transformers: attributeTransformers, place: "object \(index)")
@@ -73,9 +82,8 @@ extension PersistentStoreCoordinator {
         }
         let store = try store(forEntity: entity.name)
         let keys = try store.allocatePrimaryKeys(rootEntity: entity.rootName, count: records.count)
-        for index in records.indices {
-            records[index].objectID = ObjectID(entityName: entity.name, storeIdentifier: store.storeIdentifier, primaryKey: keys[index])
-        }
+        let scope = ObjectID(entityName: entity.name, storeIdentifier: store.storeIdentifier, primaryKey: 0)
+        for index in records.indices { records[index].objectID = ObjectID(scope: scope, primaryKey: keys[index]) }
         do {
             _ = try insert(records, from: context)
         } catch {
@@ -141,9 +149,9 @@ extension PersistentStoreCoordinator {
                 })
             }
         }
-        let operation = StoreBatchRequest(fetch: fetch, operation: .update(values))
+        let operation = StoreBatchRequest(fetch: fetch, operation: .update(values), listsObjects: listsObjects(request.resultType, from: context))
         let outcome = try run(operation, on: store)
-        evictCachedRecords(outcome.matched)
+        forgetCachedRows(outcome, fetch)
         let keys = Set(values.keys)
         let matched = outcome.matched
         let notification = { () -> SaveNotification in
@@ -153,18 +161,18 @@ extension PersistentStoreCoordinator {
             return SaveNotification(inserted: [], updated: Set(matched), deleted: [], changedKeys: changedKeys, records: [:], sourceContext: context)
         }
         broadcast(notification)
-        logger.debug("batch update", metadata: ["entity": "\(entity.name)", "updated": "\(matched.count)"])
+        logger.debug("batch update", metadata: ["entity": "\(entity.name)", "updated": "\(outcome.matchedCount)"])
         return BatchOutcome(
-            result: BatchResult(resultType: request.resultType, count: matched.count, objectIDs: request.resultType == .objectIDs ? matched : []),
+            result: BatchResult(resultType: request.resultType, count: outcome.matchedCount, objectIDs: request.resultType == .objectIDs ? matched : []),
             notification: notification)
     }
 
     func executeBatch(_ request: BatchDeleteRequest, from context: UUID?) throws(StrataError) -> BatchOutcome {
         let (entity, fetch) = try batchFetch(request.entityName, request.predicate, includesSubentities: request.includesSubentities)
         guard let store = try batchStore(fetch.entityNames) else { return .nothing(request.resultType, from: context) }
-        let operation = StoreBatchRequest(fetch: fetch, operation: .delete)
+        let operation = StoreBatchRequest(fetch: fetch, operation: .delete, listsObjects: listsObjects(request.resultType, from: context))
         let outcome = try run(operation, on: store)
-        evictCachedRecords(outcome.matched)
+        forgetCachedRows(outcome, fetch)
         evictCachedRecords(outcome.cascaded)
         evictCachedRecords(outcome.versions.keys)
         let notification = { () -> SaveNotification in
@@ -173,13 +181,29 @@ extension PersistentStoreCoordinator {
                 changedKeys: outcome.changedKeys, records: outcome.records, sourceContext: context)
         }
         broadcast(notification)
-        logger.debug("batch delete", metadata: ["entity": "\(entity.name)", "deleted": "\(outcome.matched.count)", "cascaded": "\(outcome.cascaded.count)"])
+        logger.debug("batch delete", metadata: ["entity": "\(entity.name)", "deleted": "\(outcome.matchedCount)", "cascaded": "\(outcome.cascaded.count)"])
         let listsIDs = request.resultType == .objectIDs
         return BatchOutcome(
             result: BatchResult(
-                resultType: request.resultType, count: outcome.matched.count, objectIDs: listsIDs ? outcome.matched : [],
+                resultType: request.resultType, count: outcome.matchedCount, objectIDs: listsIDs ? outcome.matched : [],
                 cascadedCount: outcome.cascaded.count, cascadedObjectIDs: listsIDs ? outcome.cascaded : []),
             notification: notification)
+    }
+
+    /// Whether a batch request's outcome must list its objects: someone reads the list (the
+    /// executing context, observers, the result). Without one, SQLite skips `RETURNING`.
+    private func listsObjects(_ resultType: BatchResultType, from context: UUID?) -> Bool {
+        context != nil || resultType == .objectIDs || hasSaveObservers
+    }
+
+    /// Drops the cached rows of what a batch request changed: the objects it lists, or, when it
+    /// listed none, every row of its entities.
+    private func forgetCachedRows(_ outcome: StoreBatchOutcome, _ fetch: StoreFetchRequest) {
+        if outcome.matched.count == outcome.matchedCount {
+            evictCachedRecords(outcome.matched)
+        } else {
+            evictCachedRecords(ofEntities: Set(fetch.entityNames))
+        }
     }
 
     /// Runs a batch operation the store's own way, or else through its fetch and save.

@@ -13,21 +13,30 @@ public struct StoreBatchRequest: Sendable {
     /// The matching objects: concrete entities and a predicate (no sort, no window).
     public var fetch: StoreFetchRequest
     public var operation: Operation
+    /// Whether the outcome must list the matched objects (``StoreBatchOutcome/matched``); when
+    /// false, a store may give only their number, if that is cheaper (SQLite: no `RETURNING`).
+    /// The coordinator asks for the list when anyone will read it: observers of its saves, the
+    /// executing context, a request for object IDs.
+    public var listsObjects: Bool
 
-    public init(fetch: StoreFetchRequest, operation: Operation) {
+    public init(fetch: StoreFetchRequest, operation: Operation, listsObjects: Bool = true) {
         self.fetch = fetch
         self.operation = operation
+        self.listsObjects = listsObjects
     }
 }
 
 /// What a store did for a ``StoreBatchRequest``.
 public struct StoreBatchOutcome: Sendable {
-    /// The objects the predicate matched (updated or deleted), in primary-key order.
+    /// The objects the predicate matched (updated or deleted), in primary-key order; may be
+    /// empty when the request did not ask for them (``StoreBatchRequest/listsObjects``).
     public var matched: [ObjectID]
+    /// How many objects the predicate matched.
+    public var matchedCount: Int
     /// The objects a delete's cascade rules deleted besides, in the order they were reached.
     public var cascaded: [ObjectID]
-    /// The new version of every updated object: the matched ones of an update, the objects a
-    /// delete's nullify rules changed.
+    /// The new version of each object a delete's nullify rules changed (an update's objects
+    /// are read again by whoever needs them).
     public var versions: [ObjectID: Int64]
     /// The properties each object a delete's nullify rules changed now lacks the deleted
     /// objects in (an update's keys are the request's own).
@@ -36,10 +45,11 @@ public struct StoreBatchOutcome: Sendable {
     public var records: [ObjectID: StoreRecord]
 
     public init(
-        matched: [ObjectID], cascaded: [ObjectID] = [], versions: [ObjectID: Int64] = [:],
+        matched: [ObjectID], matchedCount: Int? = nil, cascaded: [ObjectID] = [], versions: [ObjectID: Int64] = [:],
         changedKeys: [ObjectID: Set<String>] = [:], records: [ObjectID: StoreRecord] = [:]
     ) {
         self.matched = matched
+        self.matchedCount = matchedCount ?? matched.count
         self.cascaded = cascaded
         self.versions = versions
         self.changedKeys = changedKeys

@@ -253,6 +253,14 @@ public final class PersistentStoreCoordinator: Sendable {
         rowCache.withLock { cache in for id in ids { cache.remove(id) } }
     }
 
+    /// Drops every cached row of these entities (a batch request that did not list its objects).
+    func evictCachedRecords(ofEntities names: Set<String>) {
+        rowCache.withLock { $0.removeAll { names.contains($0.entityName) } }
+    }
+
+    /// Whether anything observes saves (a batch request then lists the objects it changed).
+    var hasSaveObservers: Bool { state.withLock { !$0.observers.isEmpty } }
+
     /// Records matching a request across the stores that hold its entities, in order.
     /// - Parameter caching: whether the records go to the row cache (a context that makes
     ///   objects of them keeps them in the objects instead); either way, rows the cache holds
@@ -772,5 +780,10 @@ struct RowCache {
     mutating func removeAll() {
         young = [:]
         old = [:]
+    }
+
+    mutating func removeAll(where shouldRemove: (ObjectID) -> Bool) {
+        young = young.filter { !shouldRemove($0.key) }
+        old = old.filter { !shouldRemove($0.key) }
     }
 }

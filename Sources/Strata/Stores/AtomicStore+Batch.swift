@@ -12,7 +12,7 @@ extension AtomicStore {
             case .update(let values):
                 let changes = BatchExecution.updating(matches, with: values)
                 let applied = try Self.apply(changes, to: base, allocated: [:], schema: schema, rebasing: rebasing)
-                return (applied.contents, StoreBatchOutcome(matched: changes.updated.map(\.objectID), versions: applied.result.versions))
+                return (applied.contents, StoreBatchOutcome(matched: changes.updated.map(\.objectID)))
             case .delete:
                 let plan = try BatchDeletePlan(matched: matches.map(\.objectID), schema: schema) { ids in
                     var records: [ObjectID: StoreRecord] = [:]
