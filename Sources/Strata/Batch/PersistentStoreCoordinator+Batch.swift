@@ -42,8 +42,9 @@ extension PersistentStoreCoordinator {
         }
         var defaults = entity.attributeDefaults.laidOut(by: entity.attributeLayout)
         for position in entity.transientAttributePositions { defaults[position: position] = nil }
-        // Each key's attribute and position, looked up once for the whole request.
-        var attributes: [String: (attribute: AttributeDescription, position: Int)] = [:]
+        // Each key's position and type, looked up once for the whole request (not the
+        // attribute's description, whose copy per value would cost more than the value).
+        var slots: [String: (position: Int, type: AttributeType)] = [:]
         var records: [StoreRecord] = []
         records.reserveCapacity(request.objects.count)
         var failures: [ValidationFailure] = []
@@ -51,26 +52,30 @@ extension PersistentStoreCoordinator {
         let placeholder = ObjectID(temporaryFor: entity.name)
         // Dictionaries with the same keys list them in the same order: the previous object's
         // keys, by position, are found without hashing the key.
-        var lastKeys: [(key: String, attribute: AttributeDescription, position: Int)] = []
+        var lastKeys: [(key: String, position: Int, type: AttributeType)] = []
         for (index, object) in request.objects.enumerated() {
             var values = defaults
             for (offset, (key, value)) in object.enumerated() {
-                let attribute: (attribute: AttributeDescription, position: Int)
+                let slot: (position: Int, type: AttributeType)
                 if offset < lastKeys.count, lastKeys[offset].key == key {
-                    attribute = (lastKeys[offset].attribute, lastKeys[offset].position)
+                    slot = (lastKeys[offset].position, lastKeys[offset].type)
                 } else {
-                    if let known = attributes[key] {
-                        attribute = known
+                    if let known = slots[key] {
+                        slot = known
                     } else {
-                        let description = try BatchValues.attribute(key, of: entity, request: "batch insert")
-                        attribute = (description, entity.attributeLayout.position(of: key)!)
-                        attributes[key] = attribute
+                        let attribute = try BatchValues.attribute(key, of: entity, request: "batch insert")
+                        slot = (entity.attributeLayout.position(of: key)!, attribute.type)
+                        slots[key] = slot
                     }
-                    let entry = (key, attribute.attribute, attribute.position)
+                    let entry = (key, slot.position, slot.type)
                     if offset < lastKeys.count { lastKeys[offset] = entry } else { lastKeys.append(entry) }
                 }
-                values[position: attribute.position] = try BatchValues.convert(
-                    value, for: attribute.attribute, entity: entity.name, transformers: attributeTransformers, place: "object \(index)")
+                if slot.type != .transformable, let plain = ManagedObject.plainAttributeValue(value), ManagedObject.fits(plain, slot.type) {
+                    values[position: slot.position] = ManagedObject.normalize(plain, to: slot.type)
+                } else {
+                    values[position: slot.position] = try BatchValues.convert(
+                        value, for: entity.attribute(named: key)!, entity: entity.name, transformers: attributeTransformers, place: "object \(index)")
+                }
             }
             let before = failures.count
             entity.attributeFailures(of: values, objectID: placeholder, into: &failures)
