@@ -50,25 +50,16 @@ extension PersistentStoreCoordinator {
         var failures: [ValidationFailure] = []
         // New objects have no IDs yet: failures name a placeholder, and the object's position.
         let placeholder = ObjectID(temporaryFor: entity.name)
-        // Dictionaries with the same keys list them in the same order: the previous object's
-        // keys, by position, are found without hashing the key.
-        var lastKeys: [(key: String, position: Int, type: AttributeType)] = []
         for (index, object) in request.objects.enumerated() {
             var values = defaults
-            for (offset, (key, value)) in object.enumerated() {
+            for (key, value) in object {
                 let slot: (position: Int, type: AttributeType)
-                if offset < lastKeys.count, lastKeys[offset].key == key {
-                    slot = (lastKeys[offset].position, lastKeys[offset].type)
+                if let known = slots[key] {
+                    slot = known
                 } else {
-                    if let known = slots[key] {
-                        slot = known
-                    } else {
-                        let attribute = try BatchValues.attribute(key, of: entity, request: "batch insert")
-                        slot = (entity.attributeLayout.position(of: key)!, attribute.type)
-                        slots[key] = slot
-                    }
-                    let entry = (key, slot.position, slot.type)
-                    if offset < lastKeys.count { lastKeys[offset] = entry } else { lastKeys.append(entry) }
+                    let attribute = try BatchValues.attribute(key, of: entity, request: "batch insert")
+                    slot = (entity.attributeLayout.position(of: key)!, attribute.type)
+                    slots[key] = slot
                 }
                 if slot.type != .transformable, let plain = ManagedObject.plainAttributeValue(value), ManagedObject.fits(plain, slot.type) {
                     values[position: slot.position] = ManagedObject.normalize(plain, to: slot.type)
