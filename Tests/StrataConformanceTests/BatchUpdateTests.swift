@@ -37,6 +37,22 @@ import Testing
         }
     }
 
+    /// The coordinator's cache of saved rows never serves a row a batch request changed or
+    /// deleted, whether or not the request listed its objects.
+    @Test(arguments: StoreKind.all)
+    func cachedRowsAreNotServedStale(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        let books = try fiveBooks(fixture)
+        for id in books { _ = try fixture.coordinator.record(for: id) }
+        for resultType in [BatchResultType.statusOnly, .objectIDs] {
+            let title = "\(resultType)"
+            _ = try fixture.coordinator.execute(BatchUpdateRequest(entityName: "Book", predicate: try FetchPredicate(format: "pages <= 200"), propertiesToUpdate: ["title": title], resultType: resultType))
+            #expect(try books.map { try fixture.coordinator.record(for: $0)?.attributes["title"] } == [.string(title), .string(title), .string("b3"), .string("b4"), .string("b5")])
+        }
+        _ = try fixture.coordinator.execute(BatchDeleteRequest(entityName: "Book", predicate: try FetchPredicate(format: "pages >= 400")))
+        #expect(try books.map { try fixture.coordinator.record(for: $0) == nil } == [false, false, false, true, true])
+    }
+
     @Test(arguments: StoreKind.all)
     func contextsLearnTheNewValues(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.catalog)
