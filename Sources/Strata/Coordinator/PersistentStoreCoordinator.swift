@@ -258,9 +258,6 @@ public final class PersistentStoreCoordinator: Sendable {
         rowCache.withLock { $0.removeAll { names.contains($0.entityName) } }
     }
 
-    /// Whether anything observes saves (a batch request then lists the objects it changed).
-    var hasSaveObservers: Bool { state.withLock { !$0.observers.isEmpty } }
-
     /// Records matching a request across the stores that hold its entities, in order.
     /// - Parameter caching: whether the records go to the row cache (a context that makes
     ///   objects of them keeps them in the objects instead); either way, rows the cache holds
@@ -710,6 +707,10 @@ public final class PersistentStoreCoordinator: Sendable {
         state.withLock { $0.observers[id] = callback }
         return ObserverToken(id: id)
     }
+
+    /// Whether anything observes saves (a bulk load, which builds no notification, is taken
+    /// only when nothing does).
+    package var hasSaveObservers: Bool { state.withLock { !$0.observers.isEmpty } }
 
     public func removeObserver(_ token: ObserverToken) {
         state.withLock { $0.observers[token.id] = nil }
