@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata delete`: deletes the objects a predicate matches, with delete rules, in one save.
+/// `strata delete`: deletes the objects a predicate matches, with delete rules, as one batch
+/// delete (no object is loaded into a context; see ``BatchDeleteRequest``).
 struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
@@ -30,14 +31,9 @@ struct DeleteCommand: ParsableCommand {
         try runReportingErrors {
             try StoreAccess.refuseReadOnlyStore(store, type: type, command: "delete")
             let coordinator = try StoreAccess.openExisting(store, type: type)
-            let context = ManagedObjectContext(coordinator: coordinator)
-            let request = FetchRequest(entityName: entity, predicate: try parsePredicate(predicate))
-            let matches = try context.fetch(request)
-            for object in matches { context.delete(object) }
-            let deleted = context.deletedObjects.count
-            try context.save()
-            let cascaded = deleted - matches.count
-            Console.print("deleted \(matches.count) \(entity) object\(matches.count == 1 ? "" : "s")\(cascaded > 0 ? " and \(cascaded) more by cascade" : "")")
+            let result = try coordinator.execute(BatchDeleteRequest(entityName: entity, predicate: try parsePredicate(predicate)))
+            let cascaded = result.cascadedCount
+            Console.print("deleted \(result.count) \(entity) object\(result.count == 1 ? "" : "s")\(cascaded > 0 ? " and \(cascaded) more by cascade" : "")")
         }
     }
 }

@@ -13,7 +13,8 @@ import StrataSQLite
 
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 100_000
 /// `--only store` (or raw, grdb, context) runs one contender, for profiling; `--only library`
-/// times the store's save of a library of books (see ``strataLibrary()``).
+/// times the store's save of a library of books (see ``strataLibrary()``); `--only batch` runs
+/// the batch requests' table alone (Batch.swift).
 let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
 let changed = count / 10
 
@@ -103,46 +104,11 @@ var sink = 0
 // MARK: - Raw sqlite3
 
 @MainActor func rawSQLite() throws -> [Operation: Double] {
-    var db: OpaquePointer?
-    guard sqlite3_open(temporaryFile("raw.sqlite"), &db) == SQLITE_OK else { fatalError("open") }
-    defer { sqlite3_close(db) }
-    func exec(_ sql: String) {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { fatalError(String(cString: sqlite3_errmsg(db))) }
-    }
-    func prepare(_ sql: String) -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { fatalError(String(cString: sqlite3_errmsg(db))) }
-        return statement
-    }
-    let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
-    exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-    exec("""
-        CREATE TABLE record (id INTEGER PRIMARY KEY, title TEXT, category TEXT, quantity INTEGER, rank INTEGER, price REAL,
-        weight REAL, active INTEGER, createdAt REAL, notes TEXT, code INTEGER);
-        CREATE INDEX record_quantity ON record (quantity)
-        """)
+    let raw = RawDatabase("raw.sqlite")
+    func exec(_ sql: String) { raw.exec(sql) }
+    func prepare(_ sql: String) -> OpaquePointer { raw.prepare(sql) }
     var results: [Operation: Double] = [:]
-    results[.insert] = measure {
-        exec("BEGIN")
-        let insert = prepare("INSERT INTO record VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        for row in rows {
-            sqlite3_bind_int64(insert, 1, row.id)
-            sqlite3_bind_text(insert, 2, row.title, -1, transient)
-            sqlite3_bind_text(insert, 3, row.category, -1, transient)
-            sqlite3_bind_int64(insert, 4, row.quantity)
-            sqlite3_bind_int64(insert, 5, row.rank)
-            sqlite3_bind_double(insert, 6, row.price)
-            sqlite3_bind_double(insert, 7, row.weight)
-            sqlite3_bind_int64(insert, 8, row.active ? 1 : 0)
-            sqlite3_bind_double(insert, 9, row.createdAt)
-            sqlite3_bind_text(insert, 10, row.notes, -1, transient)
-            sqlite3_bind_int64(insert, 11, row.code)
-            guard sqlite3_step(insert) == SQLITE_DONE else { fatalError(String(cString: sqlite3_errmsg(db))) }
-            sqlite3_reset(insert)
-        }
-        sqlite3_finalize(insert)
-        exec("COMMIT")
-    }
+    results[.insert] = measure { raw.insertAll(rows) }
     func read(_ statement: OpaquePointer) -> Row {
         var row = Row(0)
         row.id = sqlite3_column_int64(statement, 0)
@@ -225,24 +191,7 @@ struct GRDBRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 @MainActor func grdb() throws -> [Operation: Double] {
-    var configuration = Configuration()
-    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-    let pool = try DatabasePool(path: temporaryFile("grdb.sqlite"), configuration: configuration)
-    try pool.write { db in
-        try db.create(table: "record") { table in
-            table.primaryKey("id", .integer)
-            table.column("title", .text)
-            table.column("category", .text)
-            table.column("quantity", .integer).indexed()
-            table.column("rank", .integer)
-            table.column("price", .double)
-            table.column("weight", .double)
-            table.column("active", .boolean)
-            table.column("createdAt", .double)
-            table.column("notes", .text)
-            table.column("code", .integer)
-        }
-    }
+    let pool = try RawDatabase.grdbPool("grdb.sqlite")
     var results: [Operation: Double] = [:]
     results[.insert] = try measure {
         try pool.write { db in
@@ -549,6 +498,10 @@ if only == "library" {
     removeTemporaryFiles()
     exit(0)
 }
+if only == "batch" {
+    try batchReport()
+    exit(0)
+}
 if let only {
     let results = try best(only == "raw" ? rawSQLite : only == "grdb" ? grdb : only == "store" ? strataStore : strataContext)
     for operation in Operation.allCases { print(operation.rawValue, String(format: "%.1f ms", results[operation]!)) }
@@ -581,4 +534,5 @@ for operation in [Operation.update, .delete] {
     let time = storeSavesOnly[operation]!
     print("\(operation.rawValue), the store's save without its fetch: \(ms(time)) ms, \(ratio(time, raw[operation]!)) raw")
 }
+try batchReport()
 if sink == 42 { print("") }

@@ -492,6 +492,12 @@ public final class ManagedObjectContext {
                 object.apply(record)
             }
         }
+        // A batch update sends no records: objects read from the store again.
+        guard notification.records.count < notification.updated.count else { return }
+        for id in notification.updated where notification.records[id] == nil {
+            guard let object = registry.object(for: id), !object.isFault else { continue }
+            refresh(object, mergeChanges: object.hasChanges)
+        }
     }
 }
 

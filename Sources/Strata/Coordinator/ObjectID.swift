@@ -42,6 +42,16 @@ public struct ObjectID: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.low = UInt64(bitPattern: primaryKey)
     }
 
+    /// A permanent ID of the entity and store of `scope` with another key, without looking the
+    /// names up again (a store or a batch making many IDs of one entity).
+    package init(scope: ObjectID, primaryKey: Int64) {
+        precondition(scope.store != nil, "\(scope) is temporary; it has no store to give another key in")
+        self.entity = scope.entity
+        self.store = scope.store
+        self.high = 0
+        self.low = UInt64(bitPattern: primaryKey)
+    }
+
     init(temporaryFor entityName: String) {
         self.entity = InternedName.entity(entityName)
         self.store = nil

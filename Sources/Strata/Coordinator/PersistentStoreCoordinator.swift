@@ -248,6 +248,16 @@ public final class PersistentStoreCoordinator: Sendable {
         rowCache.withLock { $0.remove(id) }
     }
 
+    /// Drops cached rows a batch request changed or deleted.
+    func evictCachedRecords(_ ids: some Sequence<ObjectID>) {
+        rowCache.withLock { cache in for id in ids { cache.remove(id) } }
+    }
+
+    /// Drops every cached row of these entities (a batch request that did not list its objects).
+    func evictCachedRecords(ofEntities names: Set<String>) {
+        rowCache.withLock { $0.removeAll { names.contains($0.entityName) } }
+    }
+
     /// Records matching a request across the stores that hold its entities, in order.
     /// - Parameter caching: whether the records go to the row cache (a context that makes
     ///   objects of them keeps them in the objects instead); either way, rows the cache holds
@@ -517,17 +527,8 @@ public final class PersistentStoreCoordinator: Sendable {
         let ordered = parts.filter { !$0.1.isEmpty }.sorted { $0.0.storeIdentifier < $1.0.storeIdentifier }
         var earlier: [[ObjectID: StoreRecord]] = []
         for (store, part) in ordered {
-            var records = try store.records(for: part.updated.map(\.objectID) + part.deleted.map(\.objectID))
             // A store may leave to-many members to load later; putting a record back needs them.
-            for (id, record) in records where !record.lazyToMany.isEmpty {
-                var whole = record
-                for name in record.lazyToMany {
-                    whole.toMany[name] = try store.relatedObjectIDs(of: id, relationship: name)
-                }
-                whole.lazyToMany = []
-                records[id] = whole
-            }
-            earlier.append(records)
+            earlier.append(try store.wholeRecords(for: part.updated.map(\.objectID) + part.deleted.map(\.objectID)))
         }
         var results = Array(repeating: StoreSaveResult(versions: [:]), count: ordered.count)
         var committed: [Int] = []
@@ -687,7 +688,7 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Calls every observer with the notification `make` builds; builds none when nobody
     /// observes.
-    private func broadcast(_ make: () -> SaveNotification) {
+    func broadcast(_ make: () -> SaveNotification) {
         let observers = state.withLock { Array($0.observers.values) }
         guard !observers.isEmpty else { return }
         let notification = make()
@@ -780,5 +781,10 @@ struct RowCache {
     mutating func removeAll() {
         young = [:]
         old = [:]
+    }
+
+    mutating func removeAll(where shouldRemove: (ObjectID) -> Bool) {
+        young = young.filter { !shouldRemove($0.key) }
+        old = old.filter { !shouldRemove($0.key) }
     }
 }

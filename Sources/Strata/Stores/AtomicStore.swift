@@ -113,7 +113,7 @@ public final class AtomicStore: PersistentStore {
     public var capabilities: StoreCapabilities { format == nil ? [] : [.persistent] }
 
     private let format: (any AtomicStoreFormat)?
-    private let schema: Schema
+    let schema: Schema
     /// The file written and read: `url` with symlinks resolved.
     private let fileURL: URL?
     /// The current contents. Readers copy the value (copy-on-write) and work outside the lock.
@@ -268,7 +268,7 @@ public final class AtomicStore: PersistentStore {
     }
 
     /// Matching records in primary-key order.
-    private static func matching(_ request: StoreFetchRequest, in contents: AtomicStoreContents, schema: Schema) throws(StrataError) -> [StoreRecord] {
+    static func matching(_ request: StoreFetchRequest, in contents: AtomicStoreContents, schema: Schema) throws(StrataError) -> [StoreRecord] {
         var candidates: [StoreRecord] = []
         for entityName in request.entityNames {
             if let records = contents.records[entityName] { candidates += records.values }
@@ -340,7 +340,7 @@ public final class AtomicStore: PersistentStore {
     ///
     /// When `modify` or the write fails, the file is untouched; contents reloaded from a file
     /// another process wrote are kept even then, so that a retry starts from them.
-    private func readModifyWrite<Result>(
+    func readModifyWrite<Result>(
         beforeCommit: () throws(StrataError) -> Void = {},
         _ modify: (_ base: AtomicStoreContents, _ rebasing: Bool) throws(StrataError) -> (AtomicStoreContents, Result)
     ) throws(StrataError) -> Result {

@@ -55,6 +55,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     func allocatePrimaryKeys(rootEntity: String, count: Int) throws(StrataError) -> [Int64]
     /// Replaces the app's own metadata keys and writes them at once.
     func setCustomMetadata(_ custom: [String: String]) throws(StrataError)
+    /// Runs a batch update or delete the store's own way (SQL, one pass over the records),
+    /// all-or-nothing; nil when it has none, and the coordinator runs it through ``fetch(_:)``
+    /// and ``save(_:beforeCommit:)`` (the default).
+    func executeBatch(_ request: StoreBatchRequest) throws(StrataError) -> StoreBatchOutcome?
 }
 
 /// Opens stores of one type and reads their metadata; a coordinator is given one per type.

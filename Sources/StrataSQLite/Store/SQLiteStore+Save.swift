@@ -318,7 +318,7 @@ extension SQLiteStore {
 
     /// Binds `values` (``EntityLayout/writtenValues`` or some of them) of a record from
     /// parameter `first` on; returns the next parameter.
-    private func bindValues(_ values: [EntityLayout.WrittenValue], of record: StoreRecord, _ entity: EntityLayout, to statement: Statement, from first: Int32) throws(StrataError) -> Int32 {
+    func bindValues(_ values: [EntityLayout.WrittenValue], of record: StoreRecord, _ entity: EntityLayout, to statement: Statement, from first: Int32) throws(StrataError) -> Int32 {
         var index = first
         var binder = AttributeBinder(attributes: record.attributes.laidOut(by: entity.entity.attributeLayout))
         for written in values {

@@ -1,0 +1,83 @@
+/// Batch updates and deletes on any store, through its ``PersistentStore/fetch(_:)`` and
+/// ``PersistentStore/save(_:beforeCommit:)``: the matching records are read, the change is
+/// worked out over them, and one changeset saves it all-or-nothing with versions checked. Stores
+/// with a way of their own (``PersistentStore/executeBatch(_:)``) use the same pieces.
+package enum BatchExecution {
+    /// How many times a request is worked out again when another save changed one of the
+    /// records it read before it committed (the store then refuses its changeset with a merge
+    /// conflict, and nothing was written).
+    static let attempts = 3
+
+    /// Runs `request` on `store`, reading and saving through the protocol.
+    package static func execute(_ request: StoreBatchRequest, on store: any PersistentStore, schema: Schema) throws(StrataError) -> StoreBatchOutcome {
+        try retryingConflicts { () throws(StrataError) in
+            switch request.operation {
+            case .update(let values):
+                let changes = updating(try store.fetch(request.fetch), with: values)
+                _ = try store.saveChanges(changes)
+                return StoreBatchOutcome(matched: changes.updated.map(\.objectID))
+            case .delete:
+                let plan = try BatchDeletePlan(matched: try store.fetchObjectIDs(request.fetch), schema: schema) { (ids) throws(StrataError) in
+                    try store.wholeRecords(for: ids)
+                }
+                return try carryOut(plan) { (changes) throws(StrataError) in try store.saveChanges(changes).versions }
+            }
+        }
+    }
+
+    /// Runs `body` again, up to ``attempts`` times, while it fails with a merge conflict.
+    package static func retryingConflicts<T>(_ body: () throws(StrataError) -> T) throws(StrataError) -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try body()
+            } catch where error.code == .mergeConflict && attempt < attempts {
+                attempt += 1
+            }
+        }
+    }
+
+    /// The changeset that sets `values` on each of `records` (in primary-key order), writing
+    /// only those attributes.
+    package static func updating(_ records: [StoreRecord], with values: [String: AttributeValue?]) -> StoreChangeset {
+        var updated = records.sorted { $0.objectID < $1.objectID }
+        for index in updated.indices {
+            for (name, value) in values { updated[index].attributes[name] = value }
+        }
+        var changes = StoreChangeset(updated: updated)
+        changes.changedKeys = Array(repeating: Set(values.keys), count: updated.count)
+        return changes
+    }
+
+    /// Refuses a plan that breaks a rule; else saves its changeset with `save` and says what
+    /// it did.
+    package static func carryOut(_ plan: BatchDeletePlan, save: (StoreChangeset) throws(StrataError) -> [ObjectID: Int64]) throws(StrataError) -> StoreBatchOutcome {
+        guard plan.failures.isEmpty else { throw StrataError.saveRefused(plan.failures) }
+        let versions = plan.deleted.isEmpty ? [:] : try save(plan.changeset)
+        var outcome = StoreBatchOutcome(matched: plan.matched, cascaded: plan.deleted.dropFirst(plan.matched.count).map(\.objectID), versions: versions)
+        for (index, record) in plan.updated.enumerated() {
+            var saved = record
+            saved.version = versions[record.objectID] ?? record.version
+            outcome.records[record.objectID] = saved
+            outcome.changedKeys[record.objectID] = plan.changedKeys[index]
+        }
+        return outcome
+    }
+}
+
+extension PersistentStore {
+    /// The records of these objects with every to-many relationship's members loaded (none
+    /// left lazy); IDs the store does not hold are left out.
+    package func wholeRecords(for objectIDs: [ObjectID]) throws(StrataError) -> [ObjectID: StoreRecord] {
+        var records = try records(for: objectIDs)
+        for (id, record) in records where !record.lazyToMany.isEmpty {
+            var whole = record
+            for name in record.lazyToMany {
+                whole.toMany[name] = try relatedObjectIDs(of: id, relationship: name)
+            }
+            whole.lazyToMany = []
+            records[id] = whole
+        }
+        return records
+    }
+}

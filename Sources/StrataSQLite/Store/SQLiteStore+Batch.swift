@@ -1,0 +1,125 @@
+public import Strata
+
+/// Batch updates and deletes in SQL: one `UPDATE` or `DELETE` statement of the rows the
+/// request's predicate (compiled as a fetch's is) selects, in one write transaction.
+extension SQLiteStore {
+    /// An update sets its attributes' columns (and their comparison-key shadow columns) and
+    /// bumps `_version` of every matching row in one `UPDATE … WHERE`; a broken uniqueness
+    /// constraint (the UNIQUE index fires) rolls it back and is reported, object by object, by
+    /// the save's dry run. A delete of entities without relationships is one `DELETE … WHERE`;
+    /// with relationships, the coordinator's general path plans the delete rules over the
+    /// matching records and saves them in one transaction (nil here). So does a request SQL
+    /// cannot express (a predicate the compiler leaves to the evaluator, entities in several
+    /// tables): it fetches the matching objects — in memory, counted as a fetch's fallback is —
+    /// and saves them. The statements return the rows' keys (`RETURNING`) only when the request
+    /// lists its objects.
+    public func executeBatch(_ request: StoreBatchRequest) throws(StrataError) -> StoreBatchOutcome? {
+        try checkWritable()
+        let groups = try tables(of: request.fetch.entityNames)
+        guard groups.count == 1 else { return groups.isEmpty ? StoreBatchOutcome(matched: []) : nil }
+        let (table, names) = groups[0]
+        var compiler = compiler()
+        guard let rows = try? compiler.fetch(
+            table: table, entityNames: names, predicate: request.fetch.predicate, sortDescriptors: [], limit: 0, offset: 0, keysOnly: true)
+        else { return nil }
+        let target = Self.target(of: rows.select, table)
+        let returning = request.listsObjects ? " RETURNING \"_pk\"\(table.hasEntityColumn ? ", \"_entity\"" : "")" : ""
+        switch request.operation {
+        case .update(let values):
+            return try update(table, names, values, target: target, returning: returning, arguments: rows.arguments, request)
+        case .delete:
+            let schema = layout.schema
+            guard names.allSatisfy({ schema.entity(named: $0)?.relationships.isEmpty == true }) else { return nil }
+            let sql = "DELETE FROM \(target.table)\(target.condition)\(returning)"
+            return try pool.write { (database) throws(StrataError) -> StoreBatchOutcome in
+                try writeTransaction(database) { () throws(StrataError) in
+                    try changedRows(try database.statement(sql), arguments: rows.arguments, bound: { _ throws(StrataError) in }, table, database)
+                }
+            }
+        }
+    }
+
+    /// The table clause and `WHERE` clause that select a compiled fetch's rows: the fetch's own
+    /// condition on the table under its alias `t` when it joins no other table (what SQLite
+    /// runs fastest), else `"_pk" IN (the fetch)`.
+    private static func target(of select: String, _ table: TableLayout) -> (table: String, condition: String) {
+        let columns = "t.\"_pk\"" + (table.hasEntityColumn ? ", t.\"_entity\"" : "")
+        let head = "SELECT \(columns) FROM \(quoted(table.name)) AS t"
+        let tail = " ORDER BY t.\"_pk\""
+        if select.hasPrefix(head), select.hasSuffix(tail) {
+            let middle = select.dropFirst(head.count).dropLast(tail.count)
+            if middle.isEmpty { return ("\(quoted(table.name)) AS t", "") }
+            if middle.hasPrefix(" WHERE ") { return ("\(quoted(table.name)) AS t", String(middle)) }
+        }
+        return (quoted(table.name), " WHERE \"_pk\" IN (SELECT \"_pk\" FROM (\(select)))")
+    }
+
+    /// Runs a batch statement with the fetch's arguments (then what `bound` binds) and reads the
+    /// rows its `RETURNING` gives, if any, in key order; or counts the rows it changed.
+    private func changedRows(
+        _ statement: Statement, arguments: [SQLValue], bound: (Statement) throws(StrataError) -> Void, _ table: TableLayout, _ database: Database
+    ) throws(StrataError) -> StoreBatchOutcome {
+        try statement.prepareForBinding()
+        for (index, argument) in arguments.enumerated() { try statement.bind(argument, at: Int32(index + 1)) }
+        try bound(statement)
+        guard statement.columnCount > 0 else {
+            try statement.stepToEnd()
+            return StoreBatchOutcome(matched: [], matchedCount: database.changes)
+        }
+        // IDs made from one ID per entity: no name is looked up per row.
+        var scopes: [String: ObjectID] = [:]
+        var ids: [ObjectID] = []
+        while try statement.step() {
+            let entity = table.hasEntityColumn ? try entityName(statement, table) : table.name
+            let scope: ObjectID
+            if let known = scopes[entity] {
+                scope = known
+            } else {
+                scope = ObjectID(entityName: entity, storeIdentifier: storeIdentifier, primaryKey: 0)
+                scopes[entity] = scope
+            }
+            ids.append(ObjectID(scope: scope, primaryKey: statement.int64(0)))
+        }
+        ids.sort()
+        return StoreBatchOutcome(matched: ids)
+    }
+
+    /// The UPDATE of a batch update, and the uniqueness violations when its UNIQUE index fires.
+    private func update(
+        _ table: TableLayout, _ names: [String], _ values: [String: AttributeValue?], target: (table: String, condition: String),
+        returning: String, arguments: [SQLValue], _ request: StoreBatchRequest
+    ) throws(StrataError) -> StoreBatchOutcome {
+        // The entities of one table share the columns of the attributes they have in common.
+        let entity = try layout.entity(names[0])
+        var written: [EntityLayout.WrittenValue] = []
+        var assignments: [String] = []
+        for (index, property) in entity.writtenProperties.enumerated() where values.keys.contains(property) {
+            written.append(entity.writtenValues[index])
+            assignments.append("\(quoted(entity.writtenColumns[index].name)) = ?\(arguments.count + assignments.count + 1)")
+        }
+        assignments.append("\"_version\" = \"_version\" + 1")
+        let sql = "UPDATE \(target.table) SET \(assignments.joined(separator: ", "))\(target.condition)\(returning)"
+        var set: [String: AttributeValue] = [:]
+        for case (let name, let value?) in values { set[name] = value }
+        let record = StoreRecord(objectID: ObjectID(entityName: entity.entity.name, storeIdentifier: storeIdentifier, primaryKey: 0), attributes: AttributeValues(set))
+        let outcome = try pool.write { (database) throws(StrataError) -> StoreBatchOutcome? in
+            database.clearLastError()
+            do throws(StrataError) {
+                return try writeTransaction(database) { () throws(StrataError) in
+                    try changedRows(try database.statement(sql), arguments: arguments, bound: { (statement) throws(StrataError) in
+                        _ = try bindValues(written, of: record, entity, to: statement, from: Int32(arguments.count + 1))
+                    }, table, database)
+                }
+            } catch {
+                guard database.lastErrorCode == Database.constraintUnique else { throw error }
+                return nil
+            }
+        }
+        if let outcome { return outcome }
+        // The UNIQUE index fired: nothing was written. Which objects break which constraint, as
+        // a save reports it (a constant value leaves no intermediate state to blame).
+        let changes = BatchExecution.updating(Array(try records(for: try fetchObjectIDs(request.fetch)).values), with: values)
+        // Worded as the atomic stores word it, so that every store reports it alike.
+        throw StrataError(.validationFailed, "the save would break a uniqueness constraint", failures: uniquenessViolations(changes))
+    }
+}
