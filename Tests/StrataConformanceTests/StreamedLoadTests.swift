@@ -199,6 +199,24 @@ import Testing
         #expect(heard.withLock { $0 } == 16)
     }
 
+    /// A file that cannot be read twice (a pipe) is loaded the ordinary way: a bulk load given
+    /// up reads its files again. A duplicate serial shows the ordinary load's error.
+    /// (Streamed, the second reading would wait for a writer that is gone: the time limit.)
+    @Test(.timeLimit(.minutes(1))) func aPipeIsNotStreamedAndItsProblemsAreReported() throws {
+        let directory = try DataFile("{}")
+        let pipe = directory.directory.appendingPathComponent("data.pipe")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        let data = #"{"objects": {"Maker": [{"@id": 1, "name": "acme"}], "Gadget": [{"@id": 1, "name": "ok", "maker": 1, "serial": "S1"}, {"@id": 2, "name": "fine", "maker": 1, "serial": "S1"}]}}"#
+        let writer = Thread { try? Data(data.utf8).write(to: pipe) }
+        writer.start()
+        let fixture = try StoreFixture(.sqlite, Models.validation)
+        let importer = DataImporter(context: fixture.context())
+        let error = try #require(throws: StrataError.self) { try importer.load(contentsOf: [(pipe, "data.pipe")]) }
+        #expect(!importer.wasStreamed)
+        #expect(error.code == .validationFailed)
+        #expect(error.failures.map(\.code) == [.notUnique])
+    }
+
     /// Several files are one load, streamed together; a reference may cross files.
     @Test func severalFilesAreOneStreamedLoad() throws {
         let fixture = try StoreFixture(.sqlite, Models.graph)

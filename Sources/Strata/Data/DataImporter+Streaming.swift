@@ -1,4 +1,11 @@
 public import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 extension DataImporter {
     /// Loads data files in one save: what ``add(contentsOf:file:)`` for each file followed by
@@ -18,7 +25,8 @@ extension DataImporter {
     /// - Throws: what ``add(contentsOf:file:)`` and ``save()`` throw.
     @discardableResult
     public func load(contentsOf files: [(url: URL, name: String?)]) throws(StrataError) -> [String: Int] {
-        if let store = bulkLoadingStore() {
+        // A bulk load given up reads its files again: only regular files can be.
+        if files.allSatisfy({ Self.isRegularFile($0.url) }), let store = bulkLoadingStore() {
             var counts: [String: Int] = [:]
             let committed = try store.bulkLoad { (session) throws(StrataError) -> Bool in
                 stream = Stream(session: session)
@@ -40,6 +48,11 @@ extension DataImporter {
         }
         for file in files { try add(contentsOf: file.url, file: file.name) }
         return try save()
+    }
+
+    private static func isRegularFile(_ url: URL) -> Bool {
+        var status = stat()
+        return stat(url.path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
     }
 
     /// What a bulk load keeps while the files are read.
