@@ -80,14 +80,18 @@ extension PersistentStoreCoordinator {
         let keys = try store.allocatePrimaryKeys(rootEntity: entity.rootName, count: records.count)
         let scope = ObjectID(entityName: entity.name, storeIdentifier: store.storeIdentifier, primaryKey: 0)
         for index in records.indices { records[index].objectID = ObjectID(scope: scope, primaryKey: keys[index]) }
+        // Keys the store handed out: another process may take them before the save, which then
+        // gives these objects the next free ones, as it does a context's inserts.
+        let saved: StoreSaveResult
         do {
-            _ = try insert(records, from: context)
+            saved = try insert(records, from: context, reassignable: true)
         } catch {
             var positions: [ObjectID: Int] = [:]
             for (index, record) in records.enumerated() { positions[record.objectID] = index }
             throw Self.locating(error, positions)
         }
-        return BatchResult(resultType: request.resultType, count: records.count, objectIDs: request.resultType == .objectIDs ? records.map(\.objectID) : [])
+        let ids = request.resultType == .objectIDs ? records.map { saved.reassignedIDs[$0.objectID] ?? $0.objectID } : []
+        return BatchResult(resultType: request.resultType, count: records.count, objectIDs: ids)
     }
 
     /// The error with each failure about a new object saying which of the request's objects it

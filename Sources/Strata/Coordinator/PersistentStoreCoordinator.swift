@@ -657,7 +657,11 @@ public final class PersistentStoreCoordinator: Sendable {
     /// check first; uniqueness is checked by the stores' saves, as for every save. Observers hear
     /// of the save as of any other; the rows are not cached.
     /// - Returns: the saved version of each record.
-    func insert(_ records: [StoreRecord], from context: UUID?) throws(StrataError) -> [ObjectID: Int64] {
+    /// - Parameter reassignable: whether the records' keys may change when another process
+    ///   took them since they were allocated (keys the store handed out, as a context's inserts
+    ///   have); otherwise the records keep theirs (a load's `@id`s) or the save fails.
+    /// - Returns: the saved versions, and the records given other keys.
+    func insert(_ records: [StoreRecord], from context: UUID?, reassignable: Bool = false) throws(StrataError) -> StoreSaveResult {
         var parts = StoreParts()
         if let store = soleStore {
             parts.parts = [(store, StoreChangeset(inserted: records))]
@@ -667,13 +671,16 @@ public final class PersistentStoreCoordinator: Sendable {
                 parts.parts[part].changes.inserted.append(record)
             }
         }
-        // No key is reassignable: the records keep theirs or the save fails.
+        if reassignable {
+            for index in parts.parts.indices { parts.parts[index].changes.reassignableIDs = Set(parts.parts[index].changes.inserted.map(\.objectID)) }
+        }
         let result = try commit(parts.parts.map { ($0.store, $0.changes) })
         parts = StoreParts()
         broadcast {
             var saved: [ObjectID: StoreRecord] = [:]
             saved.reserveCapacity(records.count)
             for var record in records {
+                record.objectID = result.reassignedIDs[record.objectID] ?? record.objectID
                 record.version = result.versions[record.objectID] ?? record.version
                 saved[record.objectID] = record
             }
@@ -681,7 +688,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 inserted: Set(saved.keys), updated: [], deleted: [], changedKeys: [:], records: saved, sourceContext: context)
         }
         logger.debug("saved", metadata: ["inserted": "\(records.count)", "updated": "0", "deleted": "0"])
-        return result.versions
+        return result
     }
 
     // MARK: - Save notifications

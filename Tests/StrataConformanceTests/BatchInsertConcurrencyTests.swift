@@ -2,10 +2,10 @@ import Foundation
 import Strata
 import Testing
 
-/// Review: two processes (here two coordinators, each with its own store instance on one file)
+/// Two processes (here two coordinators, each with its own store instance on one file)
 /// inserting into one store. A context's insert rebases onto the other's save (fresh keys); a
 /// batch insert must not fail where a context's insert of the same objects succeeds.
-@Suite struct ReviewBatchInsertConcurrencyTests {
+@Suite struct BatchInsertConcurrencyTests {
     @Test(arguments: StoreKind.all.filter { $0.persists })
     func aBatchInsertAfterAnotherProcessInsertedSucceedsAsAContextInsertDoes(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.catalog)
