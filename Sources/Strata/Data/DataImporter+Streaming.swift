@@ -1,11 +1,4 @@
 public import Foundation
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 
 extension DataImporter {
     /// Loads data files in one save: what ``add(contentsOf:file:)`` for each file followed by
@@ -51,8 +44,7 @@ extension DataImporter {
     }
 
     private static func isRegularFile(_ url: URL) -> Bool {
-        var status = stat()
-        return stat(url.path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+        (try? FileIdentity.requireRegularFile(url, role: "data file")) != nil
     }
 
     /// What a bulk load keeps while the files are read.
