@@ -378,6 +378,12 @@ package struct PredicateEvaluator<Subject> {
             return sum(values)
         case "@avg":
             guard !values.isEmpty else { return .null }
+            // Decimals (and integers) are added and divided exactly, then made a double: the
+            // average of 30,000 prices is 42.09998, not the 42.099979999999384 adding them as
+            // doubles gives.
+            if case .decimal(let total) = sum(values) {
+                return doubleValue(.decimal(total / Decimal(values.count))).map { .double($0) } ?? .null
+            }
             let total = values.compactMap(doubleValue).reduce(0, +)
             return .double(total / Double(values.count))
         case "@min", "@max":
