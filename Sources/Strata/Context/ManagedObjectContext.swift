@@ -474,10 +474,32 @@ public final class ManagedObjectContext {
         for notification in inbox.take() { mergeChanges(from: notification) }
     }
 
+    /// Removes the objects another save deleted from the relationships of this context's
+    /// inserted objects, which no save has stored yet: saved, they would refer to objects that
+    /// are gone (stored objects were updated by the save that deleted them, by their delete
+    /// rules, and their new state arrives with it). A required relationship left empty is then
+    /// a validation failure at the next save, as for any other.
+    private func letGoOfDeleted(_ deleted: Set<ObjectID>) {
+        for object in Array(changed.values) where object.isInserted && !object.isDeleted {
+            let relationships = object.entity.relationships
+            for position in relationships.indices {
+                let key = relationships[position].name
+                if relationships[position].isToMany {
+                    for id in object.memberIDs(at: position) where deleted.contains(id) {
+                        if let member = registry.object(for: id) { object.removeObject(member, forKey: key) }
+                    }
+                } else if let id = object.toOneID(at: position), deleted.contains(id) {
+                    object.setObject(nil, forKey: key)
+                }
+            }
+        }
+    }
+
     /// Brings another context's save into this one: inserted objects can now be fetched,
     /// updated objects take the saved values (keeping this context's own unsaved changes on
     /// top), deleted objects leave the context.
     public func mergeChanges(from notification: SaveNotification) {
+        if !notification.deleted.isEmpty { letGoOfDeleted(notification.deleted) }
         for id in notification.deleted {
             guard let object = registry.object(for: id) else { continue }
             object.isDeleted = true

@@ -2,9 +2,9 @@ import Foundation
 import Strata
 import Testing
 
-/// Review: a batch delete run through a context that holds an unsaved object related to a
+/// A batch delete run through a context that holds an unsaved object related to a
 /// deleted one; the context's next save must not store a reference to an object that is gone.
-@Suite struct ReviewBatchDeletePendingTests {
+@Suite struct BatchDeletePendingTests {
     @Test(arguments: StoreKind.all)
     func anUnsavedObjectDoesNotKeepAReferenceToADeletedOne(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.deleteRules)
@@ -33,8 +33,8 @@ import Testing
     }
 }
 
-/// For comparison: the same with the team deleted by another context's save, merged.
-@Suite struct ReviewContextDeletePendingTests {
+/// The same with the team deleted by another context's save, merged.
+@Suite struct MergedDeletePendingTests {
     @Test(arguments: StoreKind.all)
     func anUnsavedObjectAfterAnotherContextsDelete(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.deleteRules)
@@ -57,5 +57,26 @@ import Testing
             }
         }
         #expect(dangling.isEmpty, "\(saved)")
+    }
+
+    /// A relationship without an inverse (a person's mentor) to an object another save deleted.
+    @Test(arguments: StoreKind.all)
+    func aReferenceWithoutAnInverseToAnObjectAnotherSaveDeleted(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.graph)
+        let context = fixture.context()
+        context.automaticallyMergesChangesFromParent = true
+        let mentor = try context.make("Person", ["name": "ann"])
+        try context.save()
+        let pupil = try context.make("Person", ["name": "bob"])
+        pupil.setObject(mentor, forKey: "mentor")
+        let other = fixture.context()
+        other.delete(try other.existingObject(with: mentor.objectID))
+        try other.save()
+        context.perform {}
+        #expect(pupil.object(forKey: "mentor") == nil)
+        try context.save()
+        let stored = try fixture.store.fetch(StoreFetchRequest(entityNames: ["Person"]))
+        #expect(stored.map { $0.attributes["name"] } == [.string("bob")])
+        #expect(stored.first?.toOne["mentor"] == nil)
     }
 }
