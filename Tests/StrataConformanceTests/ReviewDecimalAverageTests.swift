@@ -1,0 +1,20 @@
+import Foundation
+import Strata
+import Testing
+
+/// Review: the average of decimal values (money) is computed in Double, so 1.10 and 2.2
+/// average to 1.6500000000000001 where Core Data's @avg of a decimal attribute gives the
+/// NSDecimalNumber 1.65.
+@Suite struct ReviewDecimalAverageTests {
+    @Test(arguments: StoreKind.all)
+    func theAverageOfDecimalsIsAnExactDecimal(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        _ = try fixture.coordinator.execute(BatchInsertRequest(entityName: "Book", objects: [
+            ["title": "a", "price": Decimal(string: "1.10")!], ["title": "b", "price": Decimal(string: "2.2")!],
+        ]))
+        var request = FetchRequest(entityName: "Book", resultType: .dictionaries)
+        request.expressionsToFetch = [.average("price")]
+        let rows = try fixture.context().fetchDictionaries(request)
+        #expect(rows.first?["@avg.price"] == .attribute(.decimal(Decimal(string: "1.65")!)))
+    }
+}
