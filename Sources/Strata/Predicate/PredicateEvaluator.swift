@@ -378,11 +378,11 @@ package struct PredicateEvaluator<Subject> {
             return sum(values)
         case "@avg":
             guard !values.isEmpty else { return .null }
-            // Decimals (and integers) are added and divided exactly, then made a double: the
-            // average of 30,000 prices is 42.09998, not the 42.099979999999384 adding them as
-            // doubles gives.
+            // Decimals (with integers among them) are added and divided exactly, and the
+            // average is a decimal, as Core Data's of a decimal attribute: 1.10 and 2.2 average
+            // to 1.65, not the 1.6500000000000001 of adding them as doubles.
             if case .decimal(let total) = sum(values) {
-                return doubleValue(.decimal(total / Decimal(values.count))).map { .double($0) } ?? .null
+                return .decimal(total / Decimal(values.count))
             }
             let total = values.compactMap(doubleValue).reduce(0, +)
             return .double(total / Double(values.count))

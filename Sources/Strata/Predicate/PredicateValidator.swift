@@ -198,6 +198,7 @@ package struct PredicateValidator {
 
     private func validate(_ path: [String], from entity: EntityDescription) throws(StrataError) {
         var current: EntityDescription? = entity
+        var numericOperator: String?
         let text = path.joined(separator: ".")
         var index = 0
         while index < path.count {
@@ -222,6 +223,7 @@ package struct PredicateValidator {
                     return
                 }
                 // @sum.key and friends: the rest is a key path on the members.
+                if key == "@sum" || key == "@avg" { numericOperator = key }
                 index += 1
                 continue
             }
@@ -234,7 +236,12 @@ package struct PredicateValidator {
             }
             if let relationship = owner.relationship(named: key) {
                 current = schema.entity(named: relationship.destination)
-            } else if owner.attribute(named: key) != nil {
+            } else if let attribute = owner.attribute(named: key) {
+                // @sum and @avg add numbers: of any other attribute they are an error, as in
+                // Core Data (not a total of nothing).
+                if let numericOperator, !attribute.type.isNumeric {
+                    throw StrataError(.invalidPredicate, "\(numericOperator) adds numbers, but '\(key)' in '\(text)' is a \(attribute.type.rawValue) attribute; use @count, @min or @max")
+                }
                 current = nil
             } else {
                 throw unknownKey(key, in: owner, path: text)

@@ -141,7 +141,8 @@ extension PredicateCompiler {
             let call = "strata_aggregate(\(operation.rawValue), \(scalar.kind.rawValue), \(scalar.sql))"
             switch operation {
             case .sum: return .scalar(ScalarSQL(sql: "coalesce(\(call), 0)", kind: .number, nullable: false))
-            case .avg: return .scalar(ScalarSQL(sql: call, kind: .double, nullable: true))
+            // A number: the average of decimals is a decimal (exact), of other numbers a double.
+            case .avg: return .scalar(ScalarSQL(sql: call, kind: .number, nullable: true))
             case .min, .max: return .scalar(ScalarSQL(sql: call, kind: scalar.kind, nullable: true))
             case .median, .stddev, .count: throw Unsupported(reason: "the aggregate \(function.rawValue) of a group")
             }

@@ -276,8 +276,9 @@ extension PredicateCompiler {
         func result(_ sql: String, _ element: ValueKind) -> Shape {
             switch operation {
             case .sum: .scalar(ScalarSQL(sql: "coalesce(\(sql), 0)", kind: .number, nullable: false))
-            case .avg, .stddev: .scalar(ScalarSQL(sql: sql, kind: .double, nullable: true))
-            case .median: .scalar(ScalarSQL(sql: sql, kind: .number, nullable: true))
+            case .stddev: .scalar(ScalarSQL(sql: sql, kind: .double, nullable: true))
+            // The average of decimals is a decimal (exact), of other numbers a double.
+            case .avg, .median: .scalar(ScalarSQL(sql: sql, kind: .number, nullable: true))
             case .count: .scalar(ScalarSQL(sql: "coalesce(\(sql), 0)", kind: .integer, nullable: false))
             case .min, .max: .scalar(ScalarSQL(sql: sql, kind: element, nullable: true))
             }
@@ -337,8 +338,8 @@ extension PredicateCompiler {
         let sql = "(SELECT strata_aggregate(\(operation.rawValue), k, v) FROM (\(selects.joined(separator: " UNION ALL "))))"
         switch operation {
         case .sum: return .scalar(ScalarSQL(sql: "coalesce(\(sql), 0)", kind: .number, nullable: false))
-        case .avg, .stddev: return .scalar(ScalarSQL(sql: sql, kind: .double, nullable: true))
-        case .median: return .scalar(ScalarSQL(sql: sql, kind: .number, nullable: true))
+        case .stddev: return .scalar(ScalarSQL(sql: sql, kind: .double, nullable: true))
+        case .avg, .median: return .scalar(ScalarSQL(sql: sql, kind: .number, nullable: true))
         case .count: return .scalar(ScalarSQL(sql: "coalesce(\(sql), 0)", kind: .integer, nullable: false))
         case .min, .max:
             // The least of values of different kinds may be any of them: no one kind to read.

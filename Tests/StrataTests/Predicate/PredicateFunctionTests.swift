@@ -106,9 +106,10 @@ import Testing
         #expect(PredicateEvaluator<Never>.aggregate("@stddev", [2, 4, 4, 4, 5, 5, 7, 9]) == .double(2))
         #expect(PredicateEvaluator<Never>.aggregate("@stddev", []) == .null)
         #expect(PredicateEvaluator<Never>.aggregate("@count", [1, 2]) == .integer(2))
-        // Decimals average exactly (as doubles 0.1 + 0.2 is 0.30000000000000004), then as a double.
-        #expect(PredicateEvaluator<Never>.aggregate("@avg", [.decimal(Decimal(string: "0.1")!), .decimal(Decimal(string: "0.2")!)]) == .double(0.15))
-        #expect(PredicateEvaluator<Never>.aggregate("@avg", [.decimal(Decimal(string: "0.1")!), .integer(1)]) == .double(0.55))
+        // Decimals average exactly, to a decimal (as doubles 0.1 + 0.2 is 0.30000000000000004).
+        #expect(PredicateEvaluator<Never>.aggregate("@avg", [.decimal(Decimal(string: "0.1")!), .decimal(Decimal(string: "0.2")!)]) == .decimal(Decimal(string: "0.15")!))
+        #expect(PredicateEvaluator<Never>.aggregate("@avg", [.decimal(Decimal(string: "0.1")!), .integer(1)]) == .decimal(Decimal(string: "0.55")!))
+        #expect(PredicateEvaluator<Never>.aggregate("@avg", [1, 2]) == .double(1.5))
         #expect(PredicateEvaluator<Never>.aggregate("@avg", [.double(0.1), .double(0.2)]) == .double((0.1 + 0.2) / 2))
         #expect(PredicateEvaluator<Never>.distinct([1, 1.0, "a", .null, "a", 2]) == [1, "a", 2])
     }

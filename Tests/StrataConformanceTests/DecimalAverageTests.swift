@@ -2,10 +2,10 @@ import Foundation
 import Strata
 import Testing
 
-/// Review: the average of decimal values (money) is computed in Double, so 1.10 and 2.2
+/// the average of decimal values (money) is computed in Double, so 1.10 and 2.2
 /// average to 1.6500000000000001 where Core Data's @avg of a decimal attribute gives the
 /// NSDecimalNumber 1.65.
-@Suite struct ReviewDecimalAverageTests {
+@Suite struct DecimalAverageTests {
     @Test(arguments: StoreKind.all)
     func theAverageOfDecimalsIsAnExactDecimal(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.catalog)

@@ -2,10 +2,10 @@ import Foundation
 import Strata
 import Testing
 
-/// Review: `@avg`/`average:` of strings is 0 (the values that are not numbers are left out of
+/// `@avg`/`average:` of strings is 0 (the values that are not numbers are left out of
 /// the total but counted), so `tags.@avg.name == 0` holds for every book with tags; the
 /// dictionary path refuses the same aggregate ("@avg takes numbers").
-@Suite struct ReviewAverageOfStringsTests {
+@Suite struct AverageOfStringsTests {
     @Test(arguments: StoreKind.all)
     func averagingStringsIsAnError(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.catalog)

@@ -2,11 +2,11 @@ import Foundation
 import Strata
 import Testing
 
-/// Review: a batch delete on SQLite of an entity with relationships reads the matching records
+/// a batch delete on SQLite of an entity with relationships reads the matching records
 /// (fetchObjectIDs, wholeRecords) and saves the plan later, outside one transaction. Another
 /// process's save in between must make it a merge conflict (retried), never a delete that
 /// ignores what was saved meanwhile.
-@Suite struct ReviewBatchRaceTests {
+@Suite struct BatchRaceTests {
     /// The steps of `BatchExecution.execute(.delete)`, with another coordinator's save (as
     /// another process's) between the read and the save.
     private func deleteWithSaveBetween(_ kind: StoreKind, entity: String, name: String, _ between: (PersistentStoreCoordinator) throws -> Void) throws -> (StoreFixture, Result<StoreBatchOutcome, StrataError>) {

@@ -3,8 +3,8 @@ import Strata
 import StrataSQLite
 import Testing
 
-/// Review: inputs where the streamed load and `add`+`save()` might part ways.
-@Suite struct ReviewStreamedLoadTests {
+/// inputs where the streamed load and `add`+`save()` might part ways.
+@Suite struct StreamedLoadConflictTests {
     private func outcome(_ body: () throws -> Void) -> String {
         do { try body(); return "ok" } catch let error as StrataError { return "\(error.code) \(error.message) \(error.diagnostics.map(\.description)) \(error.failures.map(\.message))" } catch { return "\(error)" }
     }
