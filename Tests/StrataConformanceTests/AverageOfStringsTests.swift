@@ -2,9 +2,9 @@ import Foundation
 import Strata
 import Testing
 
-/// `@avg`/`average:` of strings is 0 (the values that are not numbers are left out of
-/// the total but counted), so `tags.@avg.name == 0` holds for every book with tags; the
-/// dictionary path refuses the same aggregate ("@avg takes numbers").
+/// `@avg` (and `@sum`) of an attribute that is not a number is an invalid predicate, as the
+/// dictionary path's "@avg takes numbers" — not an average of 0 that `tags.@avg.name == 0`
+/// would match.
 @Suite struct AverageOfStringsTests {
     @Test(arguments: StoreKind.all)
     func averagingStringsIsAnError(_ kind: StoreKind) throws {

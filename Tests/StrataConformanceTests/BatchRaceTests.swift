@@ -2,7 +2,7 @@ import Foundation
 import Strata
 import Testing
 
-/// a batch delete on SQLite of an entity with relationships reads the matching records
+/// A batch delete on SQLite of an entity with relationships reads the matching records
 /// (fetchObjectIDs, wholeRecords) and saves the plan later, outside one transaction. Another
 /// process's save in between must make it a merge conflict (retried), never a delete that
 /// ignores what was saved meanwhile.

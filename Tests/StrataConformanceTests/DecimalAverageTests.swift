@@ -2,9 +2,9 @@ import Foundation
 import Strata
 import Testing
 
-/// the average of decimal values (money) is computed in Double, so 1.10 and 2.2
-/// average to 1.6500000000000001 where Core Data's @avg of a decimal attribute gives the
-/// NSDecimalNumber 1.65.
+/// The average of decimal values (money) is an exact decimal, as Core Data's `@avg` of a
+/// decimal attribute (an NSDecimalNumber): 1.10 and 2.2 average to 1.65, not the
+/// 1.6500000000000001 of adding them as doubles.
 @Suite struct DecimalAverageTests {
     @Test(arguments: StoreKind.all)
     func theAverageOfDecimalsIsAnExactDecimal(_ kind: StoreKind) throws {

@@ -3,7 +3,7 @@ import Strata
 import StrataSQLite
 import Testing
 
-/// inputs where the streamed load and `add`+`save()` might part ways.
+/// Inputs where the streamed load and `add`+`save()` might part ways.
 @Suite struct StreamedLoadConflictTests {
     private func outcome(_ body: () throws -> Void) -> String {
         do { try body(); return "ok" } catch let error as StrataError { return "\(error.code) \(error.message) \(error.diagnostics.map(\.description)) \(error.failures.map(\.message))" } catch { return "\(error)" }

@@ -316,6 +316,30 @@ extension PredicateCompiler {
         return .scalar(ScalarSQL(sql: "CASE WHEN \(owner) IS NULL THEN NULL ELSE \(count) END", kind: .integer, nullable: true))
     }
 
+    /// Whether SQL calls an aggregate function outside the subqueries it holds (those
+    /// aggregate their own rows): `count(*)` of a group does, `(SELECT count(*) FROM …)` does not.
+    static func aggregatesOuterRows(_ sql: String) -> Bool {
+        let bytes = Array(sql.utf8)
+        var outside: [UInt8] = []
+        var index = 0
+        let select = Array("(SELECT".utf8)
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "("), bytes[index...].starts(with: select) {
+                var depth = 0
+                repeat {
+                    if bytes[index] == UInt8(ascii: "(") { depth += 1 }
+                    if bytes[index] == UInt8(ascii: ")") { depth -= 1 }
+                    index += 1
+                } while depth > 0 && index < bytes.count
+                continue
+            }
+            outside.append(bytes[index])
+            index += 1
+        }
+        let text = String(decoding: outside, as: UTF8.self)
+        return text.contains("count(") || text.contains("strata_aggregate(")
+    }
+
     /// An aggregate of an array's members (each followed by `rest`): the non-nil values among
     /// them, as rows of a `UNION ALL` with their kinds, since members may be of different kinds.
     private mutating func listAggregate(
@@ -326,6 +350,11 @@ extension PredicateCompiler {
         var kinds: Set<ValueKind> = []
         for member in members {
             guard case .scalar(let value) = try walk(member, rest) else { continue }
+            // Inside the subquery below, an aggregate of the outer query (a group's `count(*)`
+            // in a HAVING) would aggregate the subquery's one row instead: left to the evaluator.
+            if Self.aggregatesOuterRows(value.sql) {
+                throw Unsupported(reason: "a group's aggregate inside an array that is aggregated")
+            }
             selects.append("SELECT \(value.kind.rawValue) AS k, \(value.sql) AS v")
             kinds.insert(value.kind)
             if let constant = value.constant { constants.append(constant) }

@@ -2,11 +2,11 @@ import Foundation
 import Strata
 import Testing
 
-/// Review: a having predicate that applies an aggregate function (max:, min:, sum:, average:)
-/// to an array holding an aggregate column. The evaluator compares each group's count; SQLite
-/// finds no group at all (the count is taken again inside the function's subquery, over one
-/// row).
-@Suite struct ReviewHavingFunctionTests {
+/// A having predicate that applies an aggregate function (max:, min:, sum:, average:)
+/// to an array holding an aggregate column. SQLite must find the groups the evaluator finds
+/// (inside the function's subquery, the group's count would count that subquery's one row:
+/// such a having is evaluated in memory).
+@Suite struct HavingFunctionTests {
     @Test(arguments: StoreKind.all, ["max:({c}) > 1", "sum:({c, 0}) > 1", "average:({c}) > 1"])
     func aFunctionOfAnAggregateColumnInHaving(_ kind: StoreKind, _ having: String) throws {
         let fixture = try StoreFixture(kind, Models.catalog)
