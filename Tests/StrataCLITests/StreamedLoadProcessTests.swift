@@ -10,7 +10,7 @@ struct StreamedLoadProcessTests {
     /// The store's indexes and what `PRAGMA integrity_check` says of it.
     static func shape(_ workspace: Workspace, _ store: String) -> String {
         let path = workspace.file(store).path
-        return (Process.runSQLiteShell(path, "SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name") ?? "")
+        return (Process.runSQLiteShell(path, "SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name") ?? "")
             + (Process.runSQLiteShell(path, "PRAGMA integrity_check") ?? "")
     }
 
