@@ -17,8 +17,11 @@ extension SQLiteStore: BulkLoadingStore {
             // that it alone can be undone) in memory, set outside the transaction: in temporary
             // files they were more page writes than the store itself (10,000 for a 2,700-page
             // load).
-            try database.execute("PRAGMA temp_store = MEMORY")
-            defer { try? database.execute("PRAGMA temp_store = DEFAULT") }
+            // (Not on a connection inside a transaction already — a migration's, whose temporary
+            // tables a change of temp_store would drop.)
+            let journalsInMemory = !database.isInTransaction
+            if journalsInMemory { try database.execute("PRAGMA temp_store = MEMORY") }
+            defer { if journalsInMemory { try? database.execute("PRAGMA temp_store = DEFAULT") } }
             return try writeTransaction(database) { () throws(StrataError) -> Bool in
                 guard try holdsNoRow(database) else { return false }
                 try database.execute("SAVEPOINT \"strata_bulk_load\"")
