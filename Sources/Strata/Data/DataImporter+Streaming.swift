@@ -8,7 +8,8 @@ extension DataImporter {
     ///
     /// A bulk load is taken when the coordinator has one store, which can take one
     /// (the SQLite store) and is empty, nothing observes its saves, the context has no changes,
-    /// and no entity is bound to a `ManagedObject` subclass. Relationships are kept as the
+    /// no entity is bound to a `ManagedObject` subclass, and every file is a regular file (one
+    /// given up is read again). Relationships are kept as the
     /// `@id`s they name and resolved once every object is read, as ``save()`` resolves them.
     /// Any problem — in the input, a broken rule, a uniqueness constraint — rolls the bulk load
     /// back and does the load again the ordinary way, which reports it; so does a store that
