@@ -36,6 +36,9 @@ package struct DictionaryPlan: Sendable {
         case constant(PredicateValue)
         case value(Value)
         case apply(PredicateFunction, [Computation])
+        /// 0 where the value is nil: `count:` and `sum:` of the members of a nil to-one, which
+        /// the predicate language counts as an empty collection.
+        case orZero(Computation)
 
         /// The values it is computed from.
         package var leaves: [Value] {
@@ -43,6 +46,7 @@ package struct DictionaryPlan: Sendable {
             case .constant: []
             case .value(let value): [value]
             case .apply(_, let arguments): arguments.flatMap(\.leaves)
+            case .orZero(let inner): inner.leaves
             }
         }
 
@@ -57,6 +61,9 @@ package struct DictionaryPlan: Sendable {
                 var values: [PredicateValue] = []
                 for argument in arguments { values.append(try argument.evaluate(leaf)) }
                 return function.apply(values)
+            case .orZero(let inner):
+                let value = try inner.evaluate(leaf)
+                return value == .null ? .integer(0) : value
             }
         }
     }
@@ -313,13 +320,15 @@ struct KeyPathResolver {
                     throw StrataError(.invalidPredicate, "the column '\(name)' has '\(expression)'; in a column, sum:, count:, min:, max: and average: take one key path")
                 }
                 try PredicateLimit.check(path)
-                // Through a to-many relationship: each object's members.
+                // Through a to-many relationship: each object's members — counted and summed as
+                // the predicate language does, a nil collection (through a nil to-one) as empty.
                 if path.count > 1, !path.contains(where: { $0.hasPrefix("@") }), case .members = try value(Array(path.dropLast())) {
-                    return .value(try value(path.dropLast() + [aggregate.rawValue, path.last!]))
+                    let member = try value(path.dropLast() + [aggregate.rawValue, path.last!])
+                    return aggregate == .sum ? .orZero(.value(member)) : .value(member)
                 }
                 if case .members = try value(path) {
                     guard aggregate == .count else { throw unsupported(expression, name: name) }
-                    return .value(.scalar(path + ["@count"], type: .int64))
+                    return .orZero(.value(.scalar(path + ["@count"], type: .int64)))
                 }
                 return .value(try self.aggregate(aggregate.rawValue, path, text: "\(aggregate.rawValue).\(path.joined(separator: "."))"))
             }

@@ -164,6 +164,27 @@ extension PredicateCompiler {
             var compiled: [FetchExpression] = []
             for argument in arguments { compiled.append(try expression(argument, subject, &variables)) }
             return .function(function, compiled)
+        case .orZero(let inner):
+            // The inner value, made 0 where it is nil, as a variable of its own.
+            var shape: Shape
+            if case .value(let leaf) = inner {
+                shape = try value(leaf, subject)
+            } else {
+                throw Unsupported(reason: "a computed value made 0 where nil")
+            }
+            switch shape {
+            case .scalar(var scalar):
+                scalar.sql = "coalesce(\(scalar.sql), 0)"
+                scalar.nullable = false
+                shape = .scalar(scalar)
+            case .null:
+                shape = .scalar(ScalarSQL(sql: "0", kind: .integer, nullable: false, constant: .integer(0)))
+            default:
+                throw Unsupported(reason: "a value made 0 where nil that is not one value")
+            }
+            let name = "\u{2}\(variables.count)"
+            variables[name] = shape
+            return .variable(name, [])
         }
     }
 
