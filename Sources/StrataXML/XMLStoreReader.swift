@@ -17,7 +17,7 @@ internal import Strata
 /// objects in the file. Every error names the element and its line and column.
 ///
 /// Owns its parser context and frees it in `deinit`.
-final class XMLStoreReader {
+final class XMLStoreReader: SAXRefusing {
     typealias Element = XMLStoreLayout.Element
     typealias Attribute = XMLStoreLayout.Attribute
 
@@ -329,15 +329,13 @@ final class XMLStoreReader {
         fail("the file has a document type declaration (<!DOCTYPE …>); Strata XML stores have none, and they are refused because their entity declarations could expand without bound or read other files")
     }
 
-    fileprivate func refuseDeclaration(_ kind: String) {
+    func refuseDeclaration(_ kind: String) {
         fail("the file declares \(kind); Strata XML stores declare none")
     }
 
-    fileprivate func parserError(_ error: UnsafePointer<xmlError>) {
-        guard !failed, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-        var message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
-        while message.last?.isWhitespace == true { message.removeLast() }
-        failure = corrupt("malformed XML: \(message)", line: Int(error.pointee.line), column: Int(error.pointee.int2))
+    func parserError(_ message: String, line: Int, column: Int) {
+        guard !failed else { return }
+        failure = corrupt("malformed XML: \(message)", line: line, column: column)
     }
 
     // MARK: - Elements
@@ -811,22 +809,7 @@ final class XMLStoreReader {
             guard let context else { return }
             withReader(context) { $0.refuseDocumentType(name: name, publicID: publicID, systemID: systemID) }
         }
-        handler.entityDecl = { context, _, _, _, _, _ in
-            guard let context else { return }
-            withReader(context) { $0.refuseDeclaration("an entity") }
-        }
-        handler.unparsedEntityDecl = { context, _, _, _, _ in
-            guard let context else { return }
-            withReader(context) { $0.refuseDeclaration("an entity") }
-        }
-        handler.notationDecl = { context, _, _, _ in
-            guard let context else { return }
-            withReader(context) { $0.refuseDeclaration("a notation") }
-        }
-        handler.serror = { context, error in
-            guard let context, let error else { return }
-            withReader(context) { $0.parserError(error) }
-        }
+        LibXML2.refuseDeclarations(in: &handler)
         return handler
     }
 }

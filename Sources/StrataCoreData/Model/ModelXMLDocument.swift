@@ -47,7 +47,7 @@ struct ModelXMLError: Error {
 /// before an entity could be declared. Xcode never writes a document type into a model file.
 ///
 /// Owns its parser context and frees it in `deinit`.
-final class ModelXMLDocument {
+final class ModelXMLDocument: SAXRefusing {
     private let input: MemoryInput
     private var parser: xmlParserCtxtPtr?
     /// The open elements, innermost last.
@@ -133,11 +133,13 @@ final class ModelXMLDocument {
         fail("the file has \(what); Xcode model files have none, and it is refused because entity declarations could expand without bound or read other files")
     }
 
-    fileprivate func parserError(_ error: UnsafePointer<xmlError>) {
-        guard failure == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-        var message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
-        while message.last?.isWhitespace == true { message.removeLast() }
-        failure = ModelXMLError(message: "malformed XML: \(message)", line: Int(error.pointee.line), column: Int(error.pointee.int2))
+    func refuseDeclaration(_ kind: String) {
+        refuse("\(kind) declaration")
+    }
+
+    func parserError(_ message: String, line: Int, column: Int) {
+        guard failure == nil else { return }
+        failure = ModelXMLError(message: "malformed XML: \(message)", line: line, column: column)
     }
 
     /// Records the first error and stops the parser.
@@ -196,22 +198,7 @@ final class ModelXMLDocument {
             guard let context else { return }
             document(context).refuse("a document type declaration (<!DOCTYPE …>)")
         }
-        handler.entityDecl = { context, _, _, _, _, _ in
-            guard let context else { return }
-            document(context).refuse("an entity declaration")
-        }
-        handler.unparsedEntityDecl = { context, _, _, _, _ in
-            guard let context else { return }
-            document(context).refuse("an entity declaration")
-        }
-        handler.notationDecl = { context, _, _, _ in
-            guard let context else { return }
-            document(context).refuse("a notation declaration")
-        }
-        handler.serror = { context, error in
-            guard let context, let error else { return }
-            document(context).parserError(error)
-        }
+        LibXML2.refuseDeclarations(in: &handler)
         return handler
     }
 }

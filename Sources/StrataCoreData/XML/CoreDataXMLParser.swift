@@ -15,7 +15,7 @@ internal import StrataXML
 /// read; an entity declaration or a reference to an undeclared entity is refused as well.
 ///
 /// Owns its parser context and frees it in `deinit`.
-final class CoreDataXMLParser {
+final class CoreDataXMLParser: SAXRefusing {
     private let path: String
     private let input: XMLFileInput
     private var parser: xmlParserCtxtPtr?
@@ -345,7 +345,7 @@ final class CoreDataXMLParser {
         }
     }
 
-    fileprivate func refuseDeclaration(_ kind: String) {
+    func refuseDeclaration(_ kind: String) {
         fail("the file declares \(kind); Core Data XML stores declare none", at: position)
     }
 
@@ -353,11 +353,9 @@ final class CoreDataXMLParser {
         fail("the file refers to the entity &\(name);, which it does not declare; Core Data XML stores use only the predefined entities (&amp; &lt; &gt; &quot; &apos;) and character references", at: position)
     }
 
-    fileprivate func parserError(_ error: UnsafePointer<xmlError>) {
-        guard failure == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-        var message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
-        while message.last?.isWhitespace == true { message.removeLast() }
-        failure = corrupt("malformed XML: \(message)", at: CoreDataXMLDocument.Position(line: Int(error.pointee.line), column: Int(error.pointee.int2)))
+    func parserError(_ message: String, line: Int, column: Int) {
+        guard failure == nil else { return }
+        failure = corrupt("malformed XML: \(message)", at: CoreDataXMLDocument.Position(line: line, column: column))
     }
 
     // MARK: - Errors and positions
@@ -426,27 +424,12 @@ final class CoreDataXMLParser {
         }
         // The callback that would load the external subset (the DTD) does nothing.
         handler.externalSubset = { _, _, _, _ in }
-        handler.entityDecl = { context, _, _, _, _, _ in
-            guard let context else { return }
-            withParser(context) { $0.refuseDeclaration("an entity") }
-        }
-        handler.unparsedEntityDecl = { context, _, _, _, _ in
-            guard let context else { return }
-            withParser(context) { $0.refuseDeclaration("an entity") }
-        }
-        handler.notationDecl = { context, _, _, _ in
-            guard let context else { return }
-            withParser(context) { $0.refuseDeclaration("a notation") }
-        }
+        LibXML2.refuseDeclarations(in: &handler)
         // A reference to an entity no declaration defines: with an external subset (never
         // loaded) libxml2 reports it only as a warning and would drop the text silently.
         handler.reference = { context, name in
             guard let context else { return }
             withParser(context) { $0.refuseReference(name.map { String(cString: $0) } ?? "") }
-        }
-        handler.serror = { context, error in
-            guard let context, let error else { return }
-            withParser(context) { $0.parserError(error) }
         }
         return handler
     }
