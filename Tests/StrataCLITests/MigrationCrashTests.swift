@@ -22,6 +22,19 @@ struct MigrationCrashTests {
         return process
     }
 
+    /// Starts `strata arguments…`, kills it with SIGKILL after `seconds`, and says whether it
+    /// was still running then; one that had finished must have succeeded.
+    static func killed(_ arguments: [String], in directory: URL, after seconds: Double, round: Double) throws -> Bool {
+        let process = try start(arguments, in: directory)
+        Thread.sleep(forTimeInterval: seconds)
+        let wasRunning = process.isRunning
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        if wasRunning && process.terminationReason == .uncaughtSignal { return true }
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "round \(round): exit \(process.terminationStatus)")
+        return false
+    }
+
     /// `strata inspect --format json` of `store` (model hash, object counts), which must succeed.
     static func inspect(_ workspace: Workspace, _ store: String) throws -> [String: Any] {
         let run = try workspace.run("inspect", "--format", "json", store)
@@ -56,16 +69,8 @@ struct MigrationCrashTests {
             // process has this copy open).
             for suffix in ["", "-wal", "-shm", "-journal"] { try? workspace.remove(store + suffix) }
             try workspace.copyStore(original, to: store)
-            let process = try Self.start(["migrate", "--schema", "Moody-v2.json", store], in: workspace.url)
-            Thread.sleep(forTimeInterval: seconds * fraction)
-            let wasRunning = process.isRunning
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if wasRunning && process.terminationReason == .uncaughtSignal {
+            if try Self.killed(["migrate", "--schema", "Moody-v2.json", store], in: workspace.url, after: seconds * fraction, round: fraction) {
                 killedWhileRunning += 1
-            } else {
-                // It finished before the kill: then it must have succeeded.
-                #expect(process.terminationReason == .exit && process.terminationStatus == 0, "round \(fraction): exit \(process.terminationStatus)")
             }
 
             // The store opens, with one of the two models and every object. Its whole contents

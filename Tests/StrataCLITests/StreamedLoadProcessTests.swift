@@ -38,15 +38,8 @@ struct StreamedLoadProcessTests {
             let store = "crash.sqlite"
             for suffix in ["", "-wal", "-shm", "-journal"] { try? workspace.remove(store + suffix) }
             try workspace.copyStore("empty.sqlite", to: store)
-            let process = try MigrationCrashTests.start(["load", "--schema", "People.json", store, "people.json"], in: workspace.url)
-            Thread.sleep(forTimeInterval: seconds * fraction)
-            let wasRunning = process.isRunning
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if wasRunning && process.terminationReason == .uncaughtSignal {
+            if try MigrationCrashTests.killed(["load", "--schema", "People.json", store, "people.json"], in: workspace.url, after: seconds * fraction, round: fraction) {
                 killedWhileRunning += 1
-            } else {
-                #expect(process.terminationReason == .exit && process.terminationStatus == 0, "round \(fraction): exit \(process.terminationStatus)")
             }
             // Nothing or everything, with every index and an intact file.
             let stored = try ConcurrentUseTests.count(workspace, store)

@@ -2,6 +2,17 @@ import Foundation
 import Strata
 import Testing
 
+/// The stored players whose team the store does not hold: `Player/p1 -> Team/p1`.
+func danglingTeams(_ fixture: StoreFixture) throws -> [String] {
+    var dangling: [String] = []
+    for stored in try fixture.store.fetch(StoreFetchRequest(entityNames: ["Player"])) {
+        if let id = stored.toOne["team"], try fixture.store.records(for: [id])[id] == nil {
+            dangling.append("\(stored.objectID) -> \(id)")
+        }
+    }
+    return dangling
+}
+
 /// A batch delete run through a context that holds an unsaved object related to a
 /// deleted one; the context's next save must not store a reference to an object that is gone.
 @Suite struct BatchDeletePendingTests {
@@ -23,12 +34,7 @@ import Testing
         let fresh = ManagedObjectContext(coordinator: fixture.coordinator)
         let teams = try fresh.all("Team")
         let players = try fresh.all("Player")
-        var dangling: [String] = []
-        for stored in try fixture.store.fetch(StoreFetchRequest(entityNames: ["Player"])) {
-            if let id = stored.toOne["team"], try fixture.store.records(for: [id])[id] == nil {
-                dangling.append("\(stored.objectID) -> \(id)")
-            }
-        }
+        let dangling = try danglingTeams(fixture)
         #expect(dangling.isEmpty, "\(saved); teams: \(teams.count), players: \(players.count)")
     }
 }
@@ -50,12 +56,7 @@ import Testing
         context.perform {}
         let saved: String
         do { try context.save(); saved = "saved" } catch { saved = "\(error)" }
-        var dangling: [String] = []
-        for stored in try fixture.store.fetch(StoreFetchRequest(entityNames: ["Player"])) {
-            if let id = stored.toOne["team"], try fixture.store.records(for: [id])[id] == nil {
-                dangling.append("\(stored.objectID) -> \(id)")
-            }
-        }
+        let dangling = try danglingTeams(fixture)
         #expect(dangling.isEmpty, "\(saved)")
     }
 
