@@ -51,8 +51,9 @@ extension DataImporter {
     /// What a bulk load keeps while the files are read.
     struct Stream {
         let session: any BulkLoadSession
-        /// By entity index: the plan of each relationship position (nil until first needed).
-        var plans: [[BulkRelationshipPlan?]?] = []
+        /// By entity index: the plan of each relationship position (nil until first needed; an
+        /// entity the store cannot hold breaks the stream, so never has them).
+        var plans: [[BulkRelationshipPlan]?] = []
         /// Set once an object cannot be written (the ordinary load then reports why).
         var isBroken = false
         /// A store's error while writing, thrown once reading is done.
@@ -140,14 +141,18 @@ extension DataImporter {
         givens[index].isWritten = true
     }
 
-    /// The plan of every relationship of an entity; nil when the store cannot hold one.
+    /// The plan of every relationship of an entity, asked of the store once; nil when the store
+    /// cannot hold one.
     private func plans(of entity: Int, _ stream: inout Stream) -> [BulkRelationshipPlan]? {
         if stream.plans.count <= entity { stream.plans += Array(repeating: nil, count: entity + 1 - stream.plans.count) }
-        if let known = stream.plans[entity] { return known.contains(nil) ? nil : known.map { $0! } }
-        let count = schema.entities[entity].relationships.count
-        let made = (0..<count).map { stream.session.plan(entity: entity, relationship: $0) }
+        if let known = stream.plans[entity] { return known }
+        var made: [BulkRelationshipPlan] = []
+        for position in schema.entities[entity].relationships.indices {
+            guard let plan = stream.session.plan(entity: entity, relationship: position) else { return nil }
+            made.append(plan)
+        }
         stream.plans[entity] = made
-        return made.contains(nil) ? nil : made.map { $0! }
+        return made
     }
 
     /// Once every file is read: resolves the relationships as ``save()`` does, checks their
@@ -158,8 +163,6 @@ extension DataImporter {
         try session.rowsComplete()
         guard let graph = RecordGraph(resolving: self) else { return nil }
         reportProgress(.saving, completed: 0, total: items.count)
-        // Every entity read has its plans (an object of one without them broke the stream).
-        let plansByEntity = stream.plans.map { $0?.map { $0! } }
         var counts = Array(repeating: 0, count: schema.entities.count)
         // What the loop needs of each relationship, without copying its description per object.
         let relationshipRules = schema.entities.map { entity in
@@ -174,7 +177,8 @@ extension DataImporter {
         for (index, item) in items.enumerated() {
             let entity = schema.entities[item.entity]
             counts[item.entity] += 1
-            guard let plans = plansByEntity[item.entity] else { return nil }
+            // Every entity read has its plans (an object of one without them broke the stream).
+            guard let plans = stream.plans[item.entity] else { return nil }
             // The to-ones this object gave itself were written with its row, and the lists it
             // gave as it was read (the graph agrees with what it gave, or it would be nil).
             written.removeAll(keepingCapacity: true)

@@ -66,7 +66,6 @@ extension SQLiteStore: BulkLoadingStore {
         private var isUniquenessBroken = false
         /// By entity index: the highest key inserted.
         private var highestKeys: [Int64]
-        private var statements: [String: Statement] = [:]
 
         struct Entity {
             let layout: EntityLayout
@@ -117,9 +116,9 @@ extension SQLiteStore: BulkLoadingStore {
                 }
                 let parameters = Int32(layout.insertSQL.utf8.count(where: { $0 == UInt8(ascii: "?") }))
                 entities[index] = Entity(
-                    layout: layout, insert: try statement(layout.insertSQL),
+                    layout: layout, insert: try database.statement(layout.insertSQL),
                     insertMany: Int(parameters) * Self.rowsPerInsert > database.parameterLimit
-                        ? nil : try statement(Self.repeated(layout.insertSQL, parameters: Int(parameters))),
+                        ? nil : try database.statement(Self.repeated(layout.insertSQL, parameters: Int(parameters))),
                     parameters: parameters, toOnePositions: toOnePositions,
                     plans: try description.relationships.map { (relationship) throws(StrataError) in try plan(of: relationship, in: layout) })
             }
@@ -253,15 +252,7 @@ extension SQLiteStore: BulkLoadingStore {
 
         func close() {
             try? drain()
-            statements = [:]
             entities = []
-        }
-
-        private func statement(_ sql: String) throws(StrataError) -> Statement {
-            if let made = statements[sql] { return made }
-            let made = try database.statement(sql)
-            statements[sql] = made
-            return made
         }
 
         func dropIndexes() throws(StrataError) {
@@ -292,7 +283,7 @@ extension SQLiteStore: BulkLoadingStore {
                 let entityAssignment = hasEntityColumn ? ", \(quoted("_\(relationship.name)_entity")) = ?3" : ""
                 // A destination's entity is known once every row is read: written after them.
                 return .toOne(hasEntityColumn ? .afterRows : .withRow,
-                              update: try statement("UPDATE \(table) SET \(column) = ?2\(entityAssignment) WHERE \"_pk\" = ?1"), hasEntityColumn: hasEntityColumn)
+                              update: try database.statement("UPDATE \(table) SET \(column) = ?2\(entityAssignment) WHERE \"_pk\" = ?1"), hasEntityColumn: hasEntityColumn)
             }
             switch layout.toMany[relationship.name] {
             case .foreignKey(let memberTable, let column, let orderColumn, _)?:
@@ -302,7 +293,7 @@ extension SQLiteStore: BulkLoadingStore {
                 if let entityColumn { assignments.append("\(quoted(entityColumn)) = ?3") }
                 assignments.append("\(quoted(orderColumn)) = ?4")
                 return .foreignKey(
-                    update: try statement("UPDATE \(quoted(memberTable)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ?1"),
+                    update: try database.statement("UPDATE \(quoted(memberTable)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ?1"),
                     hasEntityColumn: entityColumn != nil)
             case .joinTable(let joinTable, let own, let other, let orderColumn, _)?:
                 // Each pair is in the lists of both sides: the owning side writes it, and an
@@ -317,8 +308,8 @@ extension SQLiteStore: BulkLoadingStore {
                 let insert = "INSERT INTO \(quoted(joinTable)) (\(columns.map(quoted).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
                 joinBuffers.append(JoinBuffer(columns: columns.count))
                 return .joinTable(
-                    insert: try statement(insert + conflict), isOrdered: orderColumn != nil,
-                    insertMany: try statement(Self.repeated(insert, parameters: columns.count) + conflict), buffer: joinBuffers.count - 1)
+                    insert: try database.statement(insert + conflict), isOrdered: orderColumn != nil,
+                    insertMany: try database.statement(Self.repeated(insert, parameters: columns.count) + conflict), buffer: joinBuffers.count - 1)
             case nil:
                 return nil
             }
@@ -496,7 +487,6 @@ extension SQLiteStore: BulkLoadingStore {
 
         private func completeLoad() throws(StrataError) -> Bool {
             try drain()
-            statements = [:]
             entities = []
             try buildIndexes()
             guard !isUniquenessBroken else { return false }
