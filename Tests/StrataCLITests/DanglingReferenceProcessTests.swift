@@ -40,7 +40,7 @@ struct DanglingReferenceProcessTests {
         let error = #expect(throws: StrataError.self) { try context.save() }
         #expect(error?.code == .mergeConflict)
         #expect(error?.failures.map(\.description) == [
-            "Person/p2.mentor: refers to Person/p1, which is not in the store (deleted by another save since it was read)",
+            "Person/p2.mentor: refers to Person/p1, which the store no longer holds (another save deleted it)",
         ])
 
         let checked = try workspace.run("check", "people.\(ext)")

@@ -15,7 +15,9 @@ import Testing
         try populate(fixture)
         let other = try fixture.reopen()
         let request = StoreFetchRequest(entityNames: [entity], predicate: try FetchPredicate(format: "name == %@", name))
-        let plan = try BatchDeletePlan(matched: try store.fetchObjectIDs(request), schema: fixture.schema) { (ids) throws(StrataError) in
+        let plan = try BatchDeletePlan(
+            matched: try store.fetchObjectIDs(request), schema: fixture.schema, fetchIDs: { (request) throws(StrataError) in try store.fetchObjectIDs(request) }
+        ) { (ids) throws(StrataError) in
             try store.wholeRecords(for: ids)
         }
         try between(other)

@@ -52,7 +52,7 @@ import Testing
         #expect(error?.code == .mergeConflict)
         #expect(error?.message == "the save would store references to objects another save deleted; nothing was written")
         #expect(error?.failures.map(\.description) == [
-            "Person/p2.mentor: refers to Person/p1, which is not in the store (deleted by another save since it was read)",
+            "Person/p2.mentor: refers to Person/p1, which the store no longer holds (another save deleted it)",
         ])
         #expect(error?.failures.first?.relatedObjectID?.primaryKey == 1)
         #expect(try storedMentors(fixture) == ["bob -> nil"])
@@ -134,5 +134,80 @@ import Testing
         #expect(ann?.isDeleted == true)
         #expect(context.hasChanges == false)
         #expect(try storedMentors(fixture) == ["bobby -> nil"])
+    }
+}
+
+/// Deleting an object that others refer to through a relationship without an inverse (a
+/// person's mentor): nothing on the deleted object's side knows of those references, so the
+/// save looks for them (as `nullify` would through an inverse), and the store refuses a
+/// deletion that leaves one behind.
+@Suite struct OneWayReferenceDeletionTests {
+    private func mentorAndPupil(_ fixture: StoreFixture) throws -> (context: ManagedObjectContext, ann: ManagedObject, bob: ManagedObject) {
+        let context = fixture.context()
+        let ann = try context.make("Person", ["name": "ann"])
+        let bob = try context.make("Person", ["name": "bob"])
+        bob.setObject(ann, forKey: "mentor")
+        try context.save()
+        return (context, ann, bob)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func deletingTheMentorClearsTheStoredReference(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.graph)
+        let (context, ann, bob) = try mentorAndPupil(fixture)
+        // A fresh context: the pupil is not registered, only stored.
+        let other = fixture.context()
+        other.delete(try other.existingObject(with: ann.objectID))
+        try other.save()
+        let stored = try fixture.store.fetch(StoreFetchRequest(entityNames: ["Person"]))
+        #expect(stored.map { $0.attributes["name"] } == [.string("bob")])
+        #expect(stored.first?.toOne["mentor"] == nil)
+        #expect(stored.first?.version == 2)
+        _ = (context, bob)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func aReferenceSetButNotSavedIsClearedToo(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.graph)
+        let context = fixture.context()
+        let ann = try context.make("Person", ["name": "ann"])
+        let cat = try context.make("Person", ["name": "cat"])
+        try context.save()
+        cat.setObject(ann, forKey: "mentor")
+        context.delete(ann)
+        try context.save()
+        #expect(cat.object(forKey: "mentor") == nil)
+        let stored = try fixture.store.fetch(StoreFetchRequest(entityNames: ["Person"]))
+        #expect(stored.map { $0.attributes["name"] } == [.string("cat")])
+        #expect(stored.first?.toOne["mentor"] == nil)
+    }
+
+    /// The store's own guard: a changeset that deletes the mentor without clearing the pupil's
+    /// reference (as a save prepared before another process saved the reference would).
+    @Test(arguments: StoreKind.all)
+    func theStoreRefusesADeletionThatLeavesAReference(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.graph)
+        let (_, ann, _) = try mentorAndPupil(fixture)
+        let error = #expect(throws: StrataError.self) {
+            _ = try fixture.store.save(StoreChangeset(deleted: [(ann.objectID, 1)]), beforeCommit: {})
+        }
+        #expect(error?.code == .mergeConflict)
+        #expect(error?.failures.map(\.description) == [
+            "Person/p2.mentor: refers to Person/p1, which this save deletes (the reference was saved by another save since this one looked for references)",
+        ])
+        let stored = try fixture.store.fetch(StoreFetchRequest(entityNames: ["Person"]))
+        #expect(stored.count == 2)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func aBatchDeleteClearsTheReference(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.graph)
+        _ = try mentorAndPupil(fixture)
+        let context = fixture.context()
+        let result = try context.execute(BatchDeleteRequest(entityName: "Person", predicate: try FetchPredicate(format: "name == 'ann'")))
+        #expect(result.count == 1)
+        let stored = try fixture.store.fetch(StoreFetchRequest(entityNames: ["Person"]))
+        #expect(stored.map { $0.attributes["name"] } == [.string("bob")])
+        #expect(stored.first?.toOne["mentor"] == nil)
     }
 }

@@ -7,6 +7,8 @@
 /// - `nullify` removes the deleted object from the inverse relationship of each destination
 ///   that stays; the destination is then validated as a save validates it (a required to-one
 ///   left empty, a to-many below its `minCount`).
+/// - A relationship without an inverse that refers to a deleted object loses it, whatever
+///   its delete rule, and is validated the same way (as a context's save does).
 /// - `deny` refuses the delete while the relationship has a member that is not deleted too.
 /// - `noAction` leaves the destinations as they are.
 package struct BatchDeletePlan {
@@ -22,10 +24,15 @@ package struct BatchDeletePlan {
     package private(set) var failures: [ValidationFailure] = []
 
     /// Plans the delete of `matched`.
-    /// - Parameter records: the stored records of objects, with every to-many relationship's
-    ///   members (none left lazy); objects it leaves out are gone already.
+    /// - Parameters:
+    ///   - fetchIDs: the IDs of the stored objects a request matches; the plan asks it for the
+    ///     objects that refer to deleted ones through relationships without an inverse, which
+    ///     lose them as `nullify` would remove them from an inverse.
+    ///   - records: the stored records of objects, with every to-many relationship's members
+    ///     (none left lazy); objects it leaves out are gone already.
     package init(
-        matched: [ObjectID], schema: Schema, records: ([ObjectID]) throws(StrataError) -> [ObjectID: StoreRecord]
+        matched: [ObjectID], schema: Schema, fetchIDs: (StoreFetchRequest) throws(StrataError) -> [ObjectID],
+        records: ([ObjectID]) throws(StrataError) -> [ObjectID: StoreRecord]
     ) throws(StrataError) {
         var known: [ObjectID: StoreRecord] = [:]
         func load(_ ids: [ObjectID]) throws(StrataError) {
@@ -63,6 +70,28 @@ package struct BatchDeletePlan {
         }
         self.matched = matched.filter { deletedSet.contains($0) }
         deleted = deletedRecords.map { ($0.objectID, $0.version) }
+
+        // Relationships without an inverse: the objects that refer to deleted ones lose them.
+        let deletedEntities = Set(deletedRecords.map(\.objectID.entityName))
+        for (entity, relationship) in schema.oneWayRelationships(into: deletedEntities) {
+            let targets = deletedRecords.map(\.objectID).filter { id in
+                id.entityName == relationship.destination
+                    || schema.entity(named: id.entityName)?.ancestorNames.contains(relationship.destination) == true
+            }
+            guard !targets.isEmpty else { continue }
+            let refers = FetchExpression.keyPath([relationship.name]).in(targets)
+            let request = StoreFetchRequest(
+                entityNames: schema.entityAndDescendants(of: entity).map(\.name),
+                predicate: relationship.isToMany ? .any(refers) : refers)
+            let referrers = try fetchIDs(request).filter { !deletedSet.contains($0) }
+            try load(referrers)
+            for referrer in referrers {
+                guard let record = known[referrer] else { continue }
+                for member in Self.members(of: record, relationship) where deletedSet.contains(member) {
+                    nullified.append((referrer, relationship.name, member))
+                }
+            }
+        }
 
         // Nullify: the destinations that stay lose the deleted objects.
         let staying = nullified.filter { !deletedSet.contains($0.destination) }

@@ -17,7 +17,9 @@ package enum BatchExecution {
                 _ = try store.saveChanges(changes)
                 return StoreBatchOutcome(matched: changes.updated.map(\.objectID))
             case .delete:
-                let plan = try BatchDeletePlan(matched: try store.fetchObjectIDs(request.fetch), schema: schema) { (ids) throws(StrataError) in
+                let plan = try BatchDeletePlan(
+                    matched: try store.fetchObjectIDs(request.fetch), schema: schema, fetchIDs: { (request) throws(StrataError) in try store.fetchObjectIDs(request) }
+                ) { (ids) throws(StrataError) in
                     try store.wholeRecords(for: ids)
                 }
                 return try carryOut(plan) { (changes) throws(StrataError) in try store.saveChanges(changes).versions }

@@ -16,6 +16,7 @@ extension ManagedObjectContext {
         processPendingMerges()
         guard hasChanges else { return }
         if let error = unreadableObjectError() { throw error }
+        try releaseOneWayReferences()
         for object in Array(changed.values) where object.hasChanges && !object.isDeleted {
             object.willSave()
         }
@@ -45,6 +46,48 @@ extension ManagedObjectContext {
             return try save()
         }
         didSave(sorted, outcome)
+    }
+
+    /// Removes the objects this save deletes from relationships without an inverse that refer
+    /// to them — stored or set in this context — as the `nullify` rule would from an inverse.
+    /// Core Data leaves such references to the app (and fails the next save of the referring
+    /// object with a dangling reference); a store must never hold a reference to nothing, so
+    /// Strata clears them. One fetch of stored IDs per such relationship whose destination this
+    /// save deletes objects of, and a look at this context's changed objects; the referring
+    /// objects are saved with the deletion. (A reference saved by another process after the
+    /// fetch makes the store refuse the deletion with a merge conflict.)
+    private func releaseOneWayReferences() throws(StrataError) {
+        let oneWay = coordinator.schema.oneWayRelationships
+        guard !oneWay.isEmpty else { return }
+        var deleted: [ManagedObject] = []
+        for object in changed.values where object.isDeleted && !object.isInserted { deleted.append(object) }
+        guard !deleted.isEmpty else { return }
+        for (entity, relationship) in oneWay {
+            let targets = deleted.filter { $0.entity.name == relationship.destination || $0.entity.ancestorNames.contains(relationship.destination) }
+            guard !targets.isEmpty else { continue }
+            let gone = Set(targets.map(\.objectID))
+            // The stored objects that refer to them as saved, and this context's changed
+            // objects; each is looked at as it is now.
+            let refers = FetchExpression.keyPath([relationship.name]).in(Array(gone))
+            var request = FetchRequest(entityName: entity, predicate: relationship.isToMany ? .any(refers) : refers)
+            request.includesPendingChanges = false
+            var referrers = try fetchObjectIDs(request).map(materialize)
+            for object in changed.values where !object.isDeleted && (object.entity.name == entity || object.entity.ancestorNames.contains(entity)) {
+                referrers.append(object)
+            }
+            change {
+                for referrer in referrers where !referrer.isDeleted {
+                    referrer.fulfillFault()
+                    if relationship.isToMany {
+                        for target in targets where referrer.memberIDs(relationship.name).contains(target.objectID) {
+                            referrer.removeObject(target, forKey: relationship.name)
+                        }
+                    } else if let id = referrer.toOneID(relationship.name), gone.contains(id) {
+                        referrer.setObject(nil, forKey: relationship.name)
+                    }
+                }
+            }
+        }
     }
 
     /// The objects of a save, by kind, in the order of their changes.

@@ -203,6 +203,20 @@ public struct Schema: Sendable, Hashable {
     }
 
     /// The entity and all its descendants, in model order (what a fetch of `name` covers).
+    /// Relationships without an inverse, each with the entity that declares it (subentities
+    /// inherit it), in model order: nothing on their destination's side knows of their
+    /// references, so deleting a destination must look for them.
+    package var oneWayRelationships: [(entity: String, relationship: RelationshipDescription)] {
+        var found: [(entity: String, relationship: RelationshipDescription)] = []
+        for entity in entities {
+            let parent = entity.ancestorNames.first.flatMap { self.entity(named: $0) }
+            for relationship in entity.relationships where relationship.inverse == nil && parent?.relationship(named: relationship.name) == nil {
+                found.append((entity.name, relationship))
+            }
+        }
+        return found
+    }
+
     public func entityAndDescendants(of name: String) -> [EntityDescription] {
         guard let start = entityIndex[name] else { return [] }
         // Down the subentity lists: as many steps as there are entities in the result.

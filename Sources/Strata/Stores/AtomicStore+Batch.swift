@@ -14,7 +14,10 @@ extension AtomicStore {
                 let applied = try Self.apply(changes, to: base, allocated: [:], schema: schema, rebasing: rebasing)
                 return (applied.contents, StoreBatchOutcome(matched: changes.updated.map(\.objectID)))
             case .delete:
-                let plan = try BatchDeletePlan(matched: matches.map(\.objectID), schema: schema) { ids in
+                let plan = try BatchDeletePlan(
+                    matched: matches.map(\.objectID), schema: schema,
+                    fetchIDs: { (request) throws(StrataError) in try Self.matching(request, in: base, schema: schema).map(\.objectID) }
+                ) { ids in
                     var records: [ObjectID: StoreRecord] = [:]
                     for id in ids { records[id] = base.record(id) }
                     return records

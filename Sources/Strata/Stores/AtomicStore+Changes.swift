@@ -144,6 +144,8 @@ extension AtomicStore {
         let dangling = changes.writtenReferences(storeIdentifier: base.metadata.storeIdentifier, reassigned: reassigned)
             .filter { !next.contains($0.target) }
         if !dangling.isEmpty { throw StrataError.danglingReferences(dangling, in: nil) }
+        let stillReferred = references(toDeletedIn: changes, from: next, schema: schema)
+        if !stillReferred.isEmpty { throw StrataError.referencesToDeleted(stillReferred, in: nil) }
         // Without reassigned keys, `next` holds what `changes` leaves of `base`, which the
         // checker reads without the copy of every record a search of `next` makes.
         let violations = reassigned.isEmpty
@@ -153,6 +155,28 @@ extension AtomicStore {
             throw StrataError(.validationFailed, "the save would break a uniqueness constraint\(rebasing ? " (with objects another process saved)" : "")", failures: violations)
         }
         return AppliedChanges(contents: next, result: StoreSaveResult(versions: versions, reassignedIDs: reassigned))
+    }
+
+    /// References left in `contents` to objects `changes` deletes, through relationships
+    /// without an inverse (the context clears those it finds before saving; these were saved
+    /// since by another save).
+    private static func references(toDeletedIn changes: StoreChangeset, from contents: AtomicStoreContents, schema: Schema) -> [StoreChangeset.WrittenReference] {
+        guard !changes.deleted.isEmpty, !schema.oneWayRelationships.isEmpty else { return [] }
+        let deleted = Set(changes.deleted.map(\.objectID))
+        var found: [StoreChangeset.WrittenReference] = []
+        for (entity, relationship) in schema.oneWayRelationships(into: Set(deleted.map(\.entityName))) {
+            for source in schema.entityAndDescendants(of: entity) {
+                for record in contents.records[source.name]?.values ?? [:].values {
+                    if let target = record.toOne[relationship.name], deleted.contains(target) {
+                        found.append(StoreChangeset.WrittenReference(source: record.objectID, key: relationship.name, target: target))
+                    }
+                    for target in record.toMany[relationship.name] ?? [] where deleted.contains(target) {
+                        found.append(StoreChangeset.WrittenReference(source: record.objectID, key: relationship.name, target: target))
+                    }
+                }
+            }
+        }
+        return found
     }
 
     /// The records of a file another process wrote, with versions this store can compare: an

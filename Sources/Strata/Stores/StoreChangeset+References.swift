@@ -7,6 +7,12 @@ extension StoreChangeset {
         package var key: String
         /// The object referred to.
         package var target: ObjectID
+
+        package init(source: ObjectID, key: String, target: ObjectID) {
+            self.source = source
+            self.key = key
+            self.target = target
+        }
     }
 
     /// The references this save writes to objects it does not insert, each target once (the
@@ -59,7 +65,34 @@ extension StoreChangeset {
     }
 }
 
+extension Schema {
+    /// The relationships without an inverse that can refer to objects of `deletedEntities`,
+    /// with the entity declaring each (whose subentities inherit it).
+    package func oneWayRelationships(into deletedEntities: Set<String>) -> [(entity: String, relationship: RelationshipDescription)] {
+        guard !deletedEntities.isEmpty else { return [] }
+        return oneWayRelationships.filter { _, relationship in
+            deletedEntities.contains { name in
+                name == relationship.destination || entity(named: name)?.ancestorNames.contains(relationship.destination) == true
+            }
+        }
+    }
+}
+
 extension StrataError {
+    /// A save that deletes objects which objects it does not change still refer to through
+    /// relationships without an inverse (saved by another context or process after this one
+    /// looked for them): a merge conflict, one failure per referring object.
+    package static func referencesToDeleted(_ references: [StoreChangeset.WrittenReference], in file: String?) -> StrataError {
+        let failures = references.sorted { ($0.source.description, $0.key) < ($1.source.description, $1.key) }.map { reference in
+            ValidationFailure(
+                code: .conflict, objectID: reference.source, key: reference.key,
+                message: "refers to \(reference.target), which this save deletes (the reference was saved by another save since this one looked for references)")
+        }
+        return StrataError(
+            .mergeConflict, "the save would delete objects other objects still refer to; nothing was written",
+            failures: failures, file: file)
+    }
+
     /// A save that would store references to objects the store does not hold (deleted by
     /// another context or process since they were read): a merge conflict, one failure per
     /// referring object and relationship, each naming the object that is gone in
@@ -68,7 +101,7 @@ extension StrataError {
         let failures = references.sorted { ($0.source.description, $0.key) < ($1.source.description, $1.key) }.map { reference in
             ValidationFailure(
                 code: .conflict, objectID: reference.source, key: reference.key,
-                message: "refers to \(reference.target), which is not in the store (deleted by another save since it was read)",
+                message: "refers to \(reference.target), which the store no longer holds (another save deleted it)",
                 relatedObjectID: reference.target)
         }
         return StrataError(

@@ -306,6 +306,8 @@ extension SQLiteStore {
         // since it was read.
         let dangling = try missingTargets(of: changes.writtenReferences(storeIdentifier: storeIdentifier), database)
         if !dangling.isEmpty { throw StrataError.danglingReferences(dangling, in: url?.path) }
+        let stillReferred = try references(toDeleted: deletions, database)
+        if !stillReferred.isEmpty { throw StrataError.referencesToDeleted(stillReferred, in: url?.path) }
 
         // Inside the transaction: every key a row has is at most its hierarchy's key counter,
         // whoever chose the key (explicit keys of `load` included), even without a counter row.
@@ -346,6 +348,35 @@ extension SQLiteStore {
             missing += references.filter { !found.contains($0.target) }
         }
         return missing
+    }
+
+    /// Rows that still refer to deleted objects through to-one relationships without an inverse
+    /// (saved by another save since the deleting context looked for them); join rows to them
+    /// went with the deletion.
+    private func references(toDeleted deletions: [Target], _ database: Database) throws(StrataError) -> [StoreChangeset.WrittenReference] {
+        guard !deletions.isEmpty else { return [] }
+        let relationships = layout.schema.oneWayRelationships(into: Set(deletions.map(\.entity.entity.name))).filter { !$0.relationship.isToMany }
+        var found: [StoreChangeset.WrittenReference] = []
+        for (entity, relationship) in relationships {
+            guard let source = layout.entities[entity] else { continue }
+            let targets = deletions.filter { $0.entity.entity.name == relationship.destination || $0.entity.entity.ancestorNames.contains(relationship.destination) }
+            var byKey: [Int64: Target] = [:]
+            for target in targets { byKey[target.key] = target }
+            for start in stride(from: 0, to: targets.count, by: 500) {
+                let chunk = targets[start..<min(start + 500, targets.count)]
+                let sql = "SELECT \"_pk\", \(quoted(relationship.name))\(source.table.hasEntityColumn ? ", \"_entity\"" : "") FROM \(quoted(source.table.name)) WHERE \(quoted(relationship.name)) IN (\(repeatElement("?", count: chunk.count).joined(separator: ", ")))"
+                let rows = try database.rows(sql, chunk.map { SQLValue.integer($0.key) }) { row in
+                    (row.int64(0), row.int64(1), source.table.hasEntityColumn ? row.text(2) : source.table.name)
+                }
+                for (key, targetKey, sourceEntity) in rows {
+                    guard let target = byKey[targetKey] else { continue }
+                    found.append(StoreChangeset.WrittenReference(
+                        source: ObjectID(entityName: sourceEntity, storeIdentifier: storeIdentifier, primaryKey: key), key: relationship.name,
+                        target: ObjectID(entityName: target.entity.entity.name, storeIdentifier: storeIdentifier, primaryKey: target.key)))
+                }
+            }
+        }
+        return found
     }
 
     private static func deletedSinceRead(_ id: ObjectID) -> ValidationFailure {
