@@ -70,7 +70,7 @@ enum ClassCheck {
             return destinationProblem(destination, relationship, definition: definition, schema: schema)
         case (.toMany(let destination, let ordered), .relationship(let relationship)) where relationship.isToMany:
             if ordered != relationship.isOrdered {
-                return "an \(ordered ? "Array" : "Set") for \(relationship.isOrdered ? "an ordered" : "an unordered") relationship; declare it \(relationship.isOrdered ? "[\(destination)]" : "Set<\(destination)>") (\(definition))"
+                return "\(ordered ? "an Array" : "a Set") for \(relationship.isOrdered ? "an ordered" : "an unordered") relationship; declare it \(relationship.isOrdered ? "[\(destination)]" : "Set<\(destination)>") (\(definition))"
             }
             return destinationProblem(destination, relationship, definition: definition, schema: schema)
         default:
@@ -130,7 +130,9 @@ extension CheckedProperty {
     /// The property as declared: `@Attribute("year") Int?`.
     var declaration: String {
         switch kind {
-        case .attribute(let type): "@Attribute(\"\(key)\") \(type)"
+        case .attribute(let type):
+            // `String?`, as it is written, rather than `Optional<String>`.
+            "@Attribute(\"\(key)\") \((type as? any OptionalProtocol.Type).map { "\($0.wrappedType)?" } ?? "\(type)")"
         case .toOne(let type): "@Relationship(\"\(key)\") \(type)?"
         case .toMany(let type, let ordered): "@ToMany(\"\(key)\") \(ordered ? "[\(type)]" : "Set<\(type)>")"
         }

@@ -95,7 +95,8 @@ public final class PersistentStoreCoordinator: Sendable {
     ///
     /// ```swift
     /// try PersistentStoreCoordinator.checkClasses([Book.self], against: schema)
-    /// // Book.year (@Attribute("year") String): Int16? ... the model 'Library' defines Book.year as an int16 attribute, optional
+    /// // throws: a class does not fit the model 'Library':
+    /// //   Book.year (@Attribute("year") String?): String cannot hold its values; the model 'Library' defines Book.year as an int16 attribute, optional
     /// ```
     /// - Throws: `classMismatch`, with one line per problem naming the class, the property and
     ///   the model's definition of it.
