@@ -49,3 +49,58 @@ import Testing
         #expect(!workspace.exists("Model"))
     }
 }
+
+extension GenerateCommandTests {
+    @Test func anXcodeModelIsGeneratedFromItsCurrentVersion() throws {
+        let workspace = try Workspace.moodyModel()
+        let run = try workspace.run("generate", "--schema", "Moody.xcdatamodeld", "-o", "Model")
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = try workspace.imported("Moody.xcdatamodeld").current.schema
+        #expect(run.stdout == (expected.entities.map { "Model/\($0.name).strata.swift: written\n" }.joined() + "Model/MoodyModel.strata.swift: written\n"))
+        #expect(workspace.text("Model/MoodyModel.strata.swift")?.contains("version hash \(expected.versionHash).") == true)
+    }
+}
+
+extension GenerateCommandTests {
+    /// swiftc, found on the PATH as the build found it.
+    static let swiftc: URL? = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        .map { URL(fileURLWithPath: String($0)).appendingPathComponent("swiftc") }
+        .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+
+    /// Public classes for two models with every attribute type, inheritance, transformables and
+    /// ordered to-many, type-checked by swiftc as a module of their own with the package's
+    /// strict settings and warnings as errors. (The internal form is compiled with the tests:
+    /// Tests/StrataGeneratorTests/Generated.)
+    @Test func publicClassesCompileWithoutWarnings() throws {
+        let workspace = try Workspace(schemas: ["KitchenSink", "Moody-v3"])
+        for model in ["KitchenSink", "Moody-v3"] {
+            let run = try workspace.run("generate", "--schema", "\(model).json", "-o", "Model", "--access", "public")
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        try workspace.write("Model/Transformers.swift", """
+            public import Strata
+            public typealias ProductDimensions = CodableAttributeTransformer<[String: Double]>
+            public typealias MoodColors = CodableAttributeTransformer<[String]>
+            """)
+        let swiftc = try #require(Self.swiftc, "swiftc is not on the PATH")
+        let modules = try #require(StrataExecutable.url).deletingLastPathComponent().appendingPathComponent("Modules")
+        let sources = try FileManager.default.contentsOfDirectory(atPath: workspace.file("Model").path).sorted().map { "Model/\($0)" }
+        let process = Process()
+        process.executableURL = swiftc
+        process.arguments = [
+            "-typecheck", "-swift-version", "6", "-module-name", "Generated", "-I", modules.path,
+            "-enable-upcoming-feature", "ExistentialAny", "-enable-upcoming-feature", "InternalImportsByDefault",
+            "-warnings-as-errors",
+        ] + sources
+        process.currentDirectoryURL = workspace.url
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(sources.count == 9 + 1 + 4 + 1 + 1)
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.isEmpty, "\(text)")
+    }
+}
