@@ -8,7 +8,7 @@ import Synchronization
 // regions (an abstract parent entity), unique by code. The app's first version wrote a store
 // with model version 1; this version opens it with version 3 and the container migrates it
 // through version 2 (Schemas/Moody-v1.json … -v3.json), with a stage for what inference cannot
-// fill in (each mood's continent).
+// fill in (each mood's continent). The classes are generated from version 3 at every build.
 //
 //     swift run moody-example
 
@@ -24,28 +24,15 @@ do {
     let v2 = try Schema(contentsOf: schemas.appendingPathComponent("Moody-v2.json"))
     let v3 = try Schema(contentsOf: schemas.appendingPathComponent("Moody-v3.json"))
 
-    // Version 1 of the app, which had no generated classes for this model: objects by key.
-    print("Version 1 of the app records four moods in a store with model version 1:")
+    // Version 1 of the app, which had no generated classes for this model: it loaded its data
+    // file (Strata's JSON data format) into a store written with model version 1.
+    print("Version 1 of the app loads Examples/Data/moody-v1.json into a store with model version 1:")
     let old = try PersistentContainer(schema: v1, stores: [StoreDescription(type: .sqlite, url: storeURL)], storeTypes: storeTypes)
-    old.coordinator.attributeTransformers.register(MoodColors(), name: "MoodColors")
-    let oldContext = old.newBackgroundContext()
-    func region(_ entity: String, _ name: String, _ code: String) throws -> ManagedObject {
-        let region = try oldContext.insertObject(entityName: entity)
-        region["name"] = name
-        region["code"] = code
-        return region
-    }
-    let europe = try region("Continent", "Europe", "EU"), asia = try region("Continent", "Asia", "AS")
-    let countries = [try region("Country", "France", "FR"), try region("Country", "Japan", "JP"), try region("Country", "Germany", "DE")]
-    for (country, continent) in zip(countries, [europe, asia, europe]) { country.setObject(continent, forKey: "continent") }
-    for (day, country, colors) in [(1, 0, ["#FF0000", "#00FF00"]), (2, 1, ["#0000FF"]), (3, 0, ["#FFCC00"]), (4, 2, ["#808080", "#FFFFFF"])] {
-        let mood = try oldContext.insertObject(entityName: "Mood")
-        mood["date"] = Date(timeIntervalSince1970: 1_704_067_200 + Double(day - 1) * 86_400)
-        mood["colors"] = colors
-        mood.setObject(countries[country], forKey: "country")
-    }
-    try oldContext.save()
-    print("  \(try oldContext.count(for: FetchRequest(entityName: "Mood"))) moods in \(try oldContext.count(for: FetchRequest(entityName: "Country"))) countries")
+    let importer = DataImporter(context: old.newBackgroundContext())
+    try importer.add(contentsOf: here.appendingPathComponent("../Data/moody-v1.json"), file: "moody-v1.json")
+    let counts = try importer.save()
+    print("  " + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+    for store in old.coordinator.stores { old.coordinator.removeStore(store) }   // the old app quits
 
     // This version: the configuration names model version 3 and the earlier versions; opening
     // the store migrates it, 1 → 2 inferred (date renamed recordedAt, isFavorite added), 2 → 3
@@ -77,7 +64,7 @@ do {
     print("\nGeographic regions (the abstract parent: countries and continents together):")
     for region in try context.fetch(GeographicRegion.self, sortedBy: \.code) {
         let kind = region is Continent ? "continent" : "country"
-        print("  \(region.code)  \(region.name) (\(kind))")
+        print("  \(region.code)  \(region.name) (\(kind), moods: \(region.numberOfMoods))")
     }
 
     print("\nMark the latest mood in France a favourite (isFavorite came with version 2):")

@@ -20,7 +20,8 @@ public import Strata
 /// The output is a function of the model alone (no dates, paths or versions of the tool), so
 /// regenerating an unchanged model gives the same bytes. Generated files are replaced whole:
 /// write your own code in extensions in other files (`Book+Logic.swift`), which generation
-/// never touches.
+/// never touches (mogenerator's lesson). An override such as `awakeFromInsert()` cannot live in
+/// an extension: give initial values as model defaults, or set them where objects are inserted.
 public struct ModelGenerator: Sendable {
     /// The access level of the generated declarations.
     public enum AccessLevel: String, Sendable, CaseIterable {

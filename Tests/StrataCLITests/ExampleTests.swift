@@ -82,20 +82,22 @@ struct ExampleTests {
 
     @Test func moodyMigratesItsFirstVersionsStore() throws {
         let output = try Self.run("moody-example")
+        #expect(output.contains("\n  2 Continent, 3 Country, 5 Mood\n"))
         #expect(output.contains("  step 2 of 2: running the custom stage's didMigrate\n"))
         #expect(output.contains("""
             Moods, newest first, with their colours, country and continent (typed classes):
-              2024-01-04  #808080 #FFFFFF  Germany, Europe
-              2024-01-03  #FFCC00  France, Europe
-              2024-01-02  #0000FF  Japan, Asia
+              2024-01-05  #808080 #808080  -, -
+              2024-01-04  #FFFFFF #000000  Germany, Europe
+              2024-01-03  #123456 #789ABC  France, Europe
+              2024-01-02  #0000FF #808080  Japan, Asia
               2024-01-01  #FF0000 #00FF00  France, Europe
             """))
         #expect(output.contains("""
-              AS  Asia (continent)
-              DE  Germany (country)
-              EU  Europe (continent)
-              FR  France (country)
-              JP  Japan (country)
+              AS  Asia (continent, moods: 1)
+              DE  Germany (country, moods: 1)
+              EU  Europe (continent, moods: 3)
+              FR  France (country, moods: 2)
+              JP  Japan (country, moods: 1)
             """))
         #expect(output.contains("  favourites: 1\n"))
         #expect(output.contains("'code' must be unique"))
