@@ -176,7 +176,7 @@ let package = Package(
             // examples, so that they are built for the tests that run them.
             dependencies: [
                 "StrataCLI", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataCoreData",
-                "StrataGenerator", "TodoExample", "CustomersExample", "MoodyExample", "PeopleExample",
+                "TodoExample", "CustomersExample", "MoodyExample", "PeopleExample",
             ],
             // Expected CLI output, read from the source tree by path and compared exactly.
             exclude: ["Golden"],
