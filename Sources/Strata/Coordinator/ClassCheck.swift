@@ -74,7 +74,16 @@ enum ClassCheck {
             }
             return destinationProblem(destination, relationship, definition: definition, schema: schema)
         default:
-            return "\(definition)"
+            let (wrapper, kind) = switch declared.kind {
+            case .attribute: ("@Attribute", "attributes")
+            case .toOne: ("@Relationship", "to-one relationships")
+            case .toMany: ("@ToMany", "to-many relationships")
+            }
+            let fitting = switch property {
+            case .attribute: "@Attribute"
+            case .relationship(let relationship): relationship.isToMany ? "@ToMany" : "@Relationship"
+            }
+            return "\(wrapper) is for \(kind); \(definition), for \(fitting)"
         }
     }
 

@@ -127,8 +127,8 @@ import Testing
     @Test func wrappersOfTheWrongKindOfProperty() {
         #expect(Self.problems(WrongShapes.self) == [
             "WrongShapes.chapters (@ToMany(\"chapters\") Set<ManagedObject>): a Set for an ordered relationship; declare it [ManagedObject] (the model 'Shelf' defines Novel.chapters as a to-many relationship to Part, ordered)",
-            "WrongShapes.title (@Relationship(\"title\") Writer?): the model 'Shelf' defines Novel.title as a string attribute, required",
-            "WrongShapes.writer (@Attribute(\"writer\") String?): the model 'Shelf' defines Novel.writer as a to-one relationship to Writer",
+            "WrongShapes.title (@Relationship(\"title\") Writer?): @Relationship is for to-one relationships; the model 'Shelf' defines Novel.title as a string attribute, required, for @Attribute",
+            "WrongShapes.writer (@Attribute(\"writer\") String?): @Attribute is for attributes; the model 'Shelf' defines Novel.writer as a to-one relationship to Writer, for @Relationship",
         ])
     }
 
