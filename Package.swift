@@ -17,6 +17,11 @@ let package = Package(
         .library(name: "StrataCoreData", targets: ["StrataCoreData"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         .executable(name: "todo-example", targets: ["TodoExample"]),
+        .executable(name: "customers-example", targets: ["CustomersExample"]),
+        .executable(name: "moody-example", targets: ["MoodyExample"]),
+        .executable(name: "people-example", targets: ["PeopleExample"]),
+        // Generates the typed classes of the models a target lists, at every build.
+        .plugin(name: "StrataGeneratorPlugin", targets: ["StrataGeneratorPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -69,18 +74,58 @@ let package = Package(
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
-                "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataCoreData",
+                "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataCoreData", "StrataGenerator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
             swiftSettings: strictSettings
         ),
+        // Swift classes from a model: `strata generate`, and the tool the build plugin runs.
+        .target(
+            name: "StrataGenerator",
+            dependencies: ["Strata"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata-generate",
+            dependencies: ["StrataGenerator", "Strata"],
+            path: "Sources/strata-generate",
+            swiftSettings: strictSettings
+        ),
+        .plugin(
+            name: "StrataGeneratorPlugin",
+            capability: .buildTool(),
+            dependencies: ["strata-generate"]
+        ),
+        // The examples (`swift run <name>-example`), each with the classes the plugin generates
+        // from the model its strata.json names.
         .executableTarget(
             name: "TodoExample",
             dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
             path: "Examples/TodoList",
-            exclude: ["strata.json"],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            plugins: ["StrataGeneratorPlugin"]
+        ),
+        .executableTarget(
+            name: "CustomersExample",
+            dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
+            path: "Examples/Customers",
+            swiftSettings: strictSettings,
+            plugins: ["StrataGeneratorPlugin"]
+        ),
+        .executableTarget(
+            name: "MoodyExample",
+            dependencies: ["Strata", "StrataSQLite"],
+            path: "Examples/Moody",
+            swiftSettings: strictSettings,
+            plugins: ["StrataGeneratorPlugin"]
+        ),
+        .executableTarget(
+            name: "PeopleExample",
+            dependencies: ["Strata", "StrataBinaryPlist"],
+            path: "Examples/People",
+            swiftSettings: strictSettings,
+            plugins: ["StrataGeneratorPlugin"]
         ),
         .testTarget(
             name: "StrataTests",
@@ -117,10 +162,22 @@ let package = Package(
             dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
             swiftSettings: strictSettings
         ),
+        // The generator's output for a model with every kind of property, compiled here and
+        // compared with what the generator makes now.
+        .testTarget(
+            name: "StrataGeneratorTests",
+            dependencies: ["StrataGenerator", "Strata"],
+            exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "StrataCLITests",
-            // The store modules too, to plant problems in store files for `strata check`.
-            dependencies: ["StrataCLI", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataCoreData"],
+            // The store modules too, to plant problems in store files for `strata check`; the
+            // examples, so that they are built for the tests that run them.
+            dependencies: [
+                "StrataCLI", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataCoreData",
+                "TodoExample", "CustomersExample", "MoodyExample", "PeopleExample",
+            ],
             // Expected CLI output, read from the source tree by path and compared exactly.
             exclude: ["Golden"],
             swiftSettings: strictSettings

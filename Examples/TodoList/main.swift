@@ -5,7 +5,8 @@ import StrataSQLite
 import StrataXML
 
 // The to-do list example: todos with tags (many-to-many) and a location (one-to-many), through a
-// repository. It runs on the store its configuration file names — in memory by default — and on
+// repository, with the classes generated from the model at every build (StrataGeneratorPlugin
+// reads the model strata.json names). It runs on the store its configuration file names — in memory by default — and on
 // any other store without a code change:
 //
 //     swift run todo-example
@@ -15,7 +16,7 @@ do {
     let configuration = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("strata.json")
     let container = try PersistentContainer(
         configurationFile: configuration, storeTypes: ExampleStores.registry,
-        classes: [Todo.self, Tag.self, Location.self])
+        classes: TodoListModel.classes)
     let store = container.storeDescriptions[0]
     print("Store: \(store.type)\(store.url.map { " at \($0.path)" } ?? "")")
 

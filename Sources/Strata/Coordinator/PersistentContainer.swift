@@ -25,7 +25,8 @@ public final class PersistentContainer: Sendable {
     /// - Parameters:
     ///   - stores: where objects are kept; one in-memory store by default.
     ///   - storeTypes: the store types that may be opened (store modules provide factories).
-    ///   - classes: `ManagedObject` subclasses bound to entities.
+    ///   - classes: `ManagedObject` subclasses bound to entities, checked against the model
+    ///     (`classMismatch` names every property that does not fit).
     ///   - onModelMismatch: what to do with a store written with another model: refuse it
     ///     (`incompatibleModel`, the default), or, in development only, erase it.
     public convenience init(
@@ -68,6 +69,7 @@ public final class PersistentContainer: Sendable {
         storeTypes: StoreTypeRegistry, classes: [ManagedObject.Type], onModelMismatch: ModelMismatchPolicy,
         progress: MigrationProgress?
     ) throws(StrataError) {
+        try PersistentStoreCoordinator.checkClasses(classes, against: schema)
         coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: storeTypes, classes: classes)
         storeDescriptions = stores
         for description in stores {

@@ -78,11 +78,33 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Binds a `ManagedObject` subclass to the entity its `entityName` names.
+    ///
+    /// - Precondition: the class fits the model (see ``checkClasses(_:against:)``, which throws
+    ///   instead; ``PersistentContainer`` checks its classes with it).
     public func register(_ type: ManagedObject.Type) {
         let name = type.entityName
-        precondition(schema.entity(named: name) != nil, "\(type).entityName is '\(name)', which the model '\(schema.name)' does not have")
+        let problems = ClassCheck.problems(of: type, in: schema)
+        precondition(problems.isEmpty, problems.joined(separator: "\n"))
         state.withLock { $0.classes[name] = type }
         classGeneration.add(1, ordering: .releasing)
+    }
+
+    /// Checks `ManagedObject` subclasses against a model: each is bound to an entity of it, and
+    /// each `@Attribute`, `@Relationship` and `@ToMany` property names a property of that entity
+    /// with a Swift type that holds its values (optional where the model lets it be nil).
+    ///
+    /// ```swift
+    /// try PersistentStoreCoordinator.checkClasses([Book.self], against: schema)
+    /// // throws: a class does not fit the model 'Library':
+    /// //   Book.year (@Attribute("year") String?): String cannot hold its values; the model 'Library' defines Book.year as an int16 attribute, optional
+    /// ```
+    /// - Throws: `classMismatch`, with one line per problem naming the class, the property and
+    ///   the model's definition of it.
+    public static func checkClasses(_ classes: [ManagedObject.Type], against schema: Schema) throws(StrataError) {
+        let problems = classes.flatMap { ClassCheck.problems(of: $0, in: schema) }
+        guard !problems.isEmpty else { return }
+        let count = problems.count == 1 ? "a class does" : "classes do"
+        throw StrataError(.classMismatch, "\(count) not fit the model '\(schema.name)':\n  " + problems.joined(separator: "\n  "))
     }
 
     /// Counts registrations of classes, so that contexts know when the classes they looked up

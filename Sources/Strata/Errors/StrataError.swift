@@ -38,6 +38,10 @@ public struct StrataError: Error, Sendable, Hashable, CustomStringConvertible {
         case migrationRefused
         /// A custom migration stage threw; the store is unchanged.
         case migrationFailed
+        /// A `ManagedObject` subclass given to a container or coordinator does not fit the model:
+        /// its entity is missing, or a typed property names a missing property or has a type
+        /// that cannot hold its values.
+        case classMismatch
     }
 
     public var code: Code

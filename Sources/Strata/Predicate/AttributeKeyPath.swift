@@ -14,14 +14,14 @@ enum AttributeKeyPath {
     ///
     /// - Precondition: `keyPath` is a property declared with `@Attribute` (or one that returns
     ///   such a property's value unchanged) of a subclass bound to an entity.
-    static func key<Root: ManagedObject, Value>(of keyPath: KeyPath<Root, Value>) -> String {
+    static func key<Root: ManagedObject>(of keyPath: PartialKeyPath<Root>) -> String {
         guard let key = probe(keyPath) else {
             preconditionFailure("\(keyPath) is not an @Attribute property of \(Root.self): predicates and sort descriptors from key paths take the attributes a subclass declares with @Attribute (for a key path through a relationship, use FetchExpression.key(\"a.b\"))")
         }
         return key
     }
 
-    private static func probe<Root: ManagedObject, Value>(_ keyPath: KeyPath<Root, Value>) -> String? {
+    private static func probe<Root: ManagedObject>(_ keyPath: PartialKeyPath<Root>) -> String? {
         let declared = wrappers(of: Root(entity: EntityDescription(name: Root.entityName), objectID: ObjectID(temporaryFor: Root.entityName)))
         var attributes: [AttributeDescription] = []
         var relationships: [RelationshipDescription] = []
