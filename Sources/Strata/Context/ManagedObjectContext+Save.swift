@@ -7,7 +7,11 @@ extension ManagedObjectContext {
     /// coordinator saves one changeset. On any failure the stores are unchanged and this context
     /// keeps its changes.
     /// - Throws: ``StrataError`` — `validationFailed` with ``StrataError/failures``,
-    ///   `mergeConflict` under the `.error` merge policy, or a store's error.
+    ///   `mergeConflict` under the `.error` merge policy, or a store's error. A reference to an
+    ///   object the store no longer holds (another context or process deleted it since it was
+    ///   read) is a `mergeConflict` under `.error` and `.objectTrump` — no policy brings a deleted
+    ///   object back; under `.storeTrump` the deletion wins: the object leaves this context and
+    ///   references to it are removed, as when a deletion is merged, and the rest is saved.
     public func save() throws(StrataError) {
         processPendingMerges()
         guard hasChanges else { return }
@@ -22,11 +26,22 @@ extension ManagedObjectContext {
         do {
             outcome = try coordinator.save(changes, overwritesConflicts: mergePolicy == .objectTrump, from: identifier)
         } catch let error where error.code == .mergeConflict && mergePolicy == .storeTrump {
-            // What is stored wins: drop this context's changes to the conflicting objects, then
-            // save the rest.
+            // What is stored wins: drop this context's changes to the conflicting objects, and
+            // take an object the store no longer holds as deleted (references to it go, as when
+            // a deletion is merged), then save the rest. Each round resolves every conflict it
+            // was told of; a store that reports conflicts again and again ends the rounds.
+            guard resolvingConflicts < 8 else { throw error }
+            var gone: Set<ObjectID> = []
             for failure in error.failures {
-                if let object = registeredObject(for: failure.objectID) { refresh(object, mergeChanges: false) }
+                if let related = failure.relatedObjectID {
+                    gone.insert(related)
+                } else if let object = registeredObject(for: failure.objectID) {
+                    refresh(object, mergeChanges: false)
+                }
             }
+            if !gone.isEmpty { forgetDeletedFromStore(gone) }
+            resolvingConflicts += 1
+            defer { resolvingConflicts -= 1 }
             return try save()
         }
         didSave(sorted, outcome)

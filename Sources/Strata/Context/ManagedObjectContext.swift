@@ -62,6 +62,8 @@ public final class ManagedObjectContext {
     /// The permanent IDs new objects got in saves, by their temporary IDs, kept while there is
     /// undo history: undoing a change made before the save finds the objects it names.
     var savedIDs: [ObjectID: ObjectID] = [:]
+    /// How many store-trump rounds of resolving merge conflicts the save in progress is in.
+    var resolvingConflicts = 0
 
     public init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator
@@ -476,12 +478,13 @@ public final class ManagedObjectContext {
     }
 
     /// Removes the objects another save deleted from the relationships of this context's
-    /// inserted objects, which no save has stored yet: saved, they would refer to objects that
-    /// are gone (stored objects were updated by the save that deleted them, by their delete
-    /// rules, and their new state arrives with it). A required relationship left empty is then
-    /// a validation failure at the next save, as for any other.
+    /// changed objects: saved, they would refer to objects that are gone. (Stored references
+    /// through an inverse were updated by the save that deleted them, by their delete rules, and
+    /// their new state arrives with it; this covers what the context set and has not saved, and
+    /// relationships without an inverse.) A required relationship left empty is then a
+    /// validation failure at the next save, as for any other.
     private func letGoOfDeleted(_ deleted: Set<ObjectID>) {
-        for object in Array(changed.values) where object.isInserted && !object.isDeleted {
+        for object in Array(changed.values) where !object.isDeleted {
             let relationships = object.entity.relationships
             for position in relationships.indices {
                 let key = relationships[position].name
@@ -494,6 +497,13 @@ public final class ManagedObjectContext {
                 }
             }
         }
+    }
+
+    /// Takes objects the store no longer holds (a save found them gone) as deleted by another
+    /// save: they leave the context, and this context's changed objects let go of them.
+    func forgetDeletedFromStore(_ ids: Set<ObjectID>) {
+        for id in ids { coordinator.evictCachedRecord(id) }
+        mergeChanges(from: SaveNotification(inserted: [], updated: [], deleted: ids, changedKeys: [:], records: [:], sourceContext: nil))
     }
 
     /// Brings another context's save into this one: inserted objects can now be fetched,

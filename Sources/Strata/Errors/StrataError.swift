@@ -101,12 +101,16 @@ public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
     /// The property the rule is about, when there is one.
     public var key: String?
     public var message: String
+    /// The other object the failure is about, when there is one: for a `conflict` on a
+    /// relationship, the object it refers to, which the store no longer holds.
+    public var relatedObjectID: ObjectID?
 
-    public init(code: Code, objectID: ObjectID, key: String?, message: String) {
+    public init(code: Code, objectID: ObjectID, key: String?, message: String, relatedObjectID: ObjectID? = nil) {
         self.code = code
         self.objectID = objectID
         self.key = key
         self.message = message
+        self.relatedObjectID = relatedObjectID
     }
 
     public var description: String {

@@ -19,9 +19,11 @@ extension AtomicStore {
     /// - Key sequences are the larger of `base`'s and `allocated` (keys this store handed out).
     /// - With `changes.restoresVersions` (undoing a save), versions are not checked and records
     ///   keep the versions they carry.
+    /// - Every reference the save writes must find its object in the result
+    ///   (``StoreChangeset/writtenReferences(storeIdentifier:reassigned:)``).
     /// - Uniqueness constraints are checked on the result.
     /// - Parameter rebasing: whether `base` is another process's save (wording of errors only).
-    /// - Throws: `mergeConflict` naming every conflicting object; `validationFailed` for a taken
+    /// - Throws: `mergeConflict` naming every conflicting object or dangling reference; `validationFailed` for a taken
     ///   key or a broken uniqueness constraint. `base` is never changed.
     static func apply(
         _ changes: StoreChangeset, to base: AtomicStoreContents, allocated: [String: Int64], schema: Schema, rebasing: Bool
@@ -137,6 +139,11 @@ extension AtomicStore {
                 next.keySequences[root] = key
             }
         }
+        // Every reference written must find its object: another save may have deleted it since
+        // it was read.
+        let dangling = changes.writtenReferences(storeIdentifier: base.metadata.storeIdentifier, reassigned: reassigned)
+            .filter { !next.contains($0.target) }
+        if !dangling.isEmpty { throw StrataError.danglingReferences(dangling, in: nil) }
         // Without reassigned keys, `next` holds what `changes` leaves of `base`, which the
         // checker reads without the copy of every record a search of `next` makes.
         let violations = reassigned.isEmpty

@@ -302,6 +302,11 @@ extension SQLiteStore {
             }
         }
 
+        // Every reference written must find its row: another save may have deleted the object
+        // since it was read.
+        let dangling = try missingTargets(of: changes.writtenReferences(storeIdentifier: storeIdentifier), database)
+        if !dangling.isEmpty { throw StrataError.danglingReferences(dangling, in: url?.path) }
+
         // Inside the transaction: every key a row has is at most its hierarchy's key counter,
         // whoever chose the key (explicit keys of `load` included), even without a counter row.
         for (root, key) in highestKeys {
@@ -310,6 +315,37 @@ extension SQLiteStore {
                 [.integer(key), .text(root)])
         }
         return versions
+    }
+
+    /// The references whose object has no row (of its own entity) in the store, looked up a
+    /// few hundred keys per statement.
+    private func missingTargets(of references: [StoreChangeset.WrittenReference], _ database: Database) throws(StrataError) -> [StoreChangeset.WrittenReference] {
+        guard !references.isEmpty else { return [] }
+        var byTable: [String: [StoreChangeset.WrittenReference]] = [:]
+        var missing: [StoreChangeset.WrittenReference] = []
+        for reference in references {
+            guard let entity = layout.entities[reference.target.entityName], reference.target.primaryKey != nil else {
+                missing.append(reference)
+                continue
+            }
+            byTable[entity.table.name, default: []].append(reference)
+        }
+        for (name, references) in byTable.sorted(by: { $0.key < $1.key }) {
+            guard let table = layout.entities[references[0].target.entityName]?.table else { continue }
+            var found: Set<ObjectID> = []
+            for start in stride(from: 0, to: references.count, by: 500) {
+                let chunk = references[start..<min(start + 500, references.count)]
+                let sql = "SELECT \"_pk\"\(table.hasEntityColumn ? ", \"_entity\"" : "") FROM \(quoted(name)) WHERE \"_pk\" IN (\(repeatElement("?", count: chunk.count).joined(separator: ", ")))"
+                let rows = try database.rows(sql, chunk.map { .integer($0.target.primaryKey!) }) { row in
+                    (row.int64(0), table.hasEntityColumn ? row.text(1) : name)
+                }
+                for (key, entity) in rows {
+                    found.insert(ObjectID(entityName: entity, storeIdentifier: storeIdentifier, primaryKey: key))
+                }
+            }
+            missing += references.filter { !found.contains($0.target) }
+        }
+        return missing
     }
 
     private static func deletedSinceRead(_ id: ObjectID) -> ValidationFailure {
