@@ -88,12 +88,12 @@ public struct BinaryPlistStoreFormat: AtomicStoreFormat {
 }
 
 /// Opens binary property-list stores (``BinaryPlistStoreFormat``): the factory to register with a
-/// ``StoreTypeRegistry`` for the `binary` store type.
+/// `StoreTypeRegistry` for the `binary` store type.
 public struct BinaryPlistStoreFactory: PersistentStoreFactory {
     private let base = AtomicStoreFactory(format: BinaryPlistStoreFormat())
 
-    /// The factory; register it with ``StoreTypeRegistry/register(_:)`` or pass it to
-    /// ``StoreTypeRegistry/init(_:)``.
+    /// The factory; register it with `StoreTypeRegistry.register(_:)` or pass it to
+    /// `StoreTypeRegistry.init(_:)`.
     public init() {}
 
     /// `binary`.
@@ -115,7 +115,7 @@ public struct BinaryPlistStoreFactory: PersistentStoreFactory {
     }
 
     /// Migrates the store at `url` through `plan`: every record transformed in memory, the file
-    /// replaced once, atomically (``AtomicStoreMigration``).
+    /// replaced once, atomically (`AtomicStoreMigration`).
     public func migrateStore(at url: URL, plan: MigrationPlan, options: [String: String], progress: MigrationProgress?) throws(StrataError) -> MigrationReport {
         try base.migrateStore(at: url, plan: plan, options: options, progress: progress)
     }

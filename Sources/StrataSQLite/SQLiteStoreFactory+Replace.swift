@@ -14,7 +14,7 @@ extension SQLiteStoreFactory {
     /// `storeIO` ("the store file was replaced by another store…; nothing was saved"), checked
     /// inside each write transaction; its fetches read the new contents. Open the store again
     /// to work with them.
-    /// - Throws: `storeIO` when the destination may not be written (``FileSync``'s rules) or
+    /// - Throws: `storeIO` when the destination may not be written (`FileSync`'s rules) or
     ///   stays locked by another connection for 30 seconds; SQLite's errors otherwise. The
     ///   destination is then as it was (the backup commits in one transaction).
     public func replaceStoreContents(at destination: URL, from replacement: URL) throws(StrataError) -> Bool {

@@ -1,7 +1,7 @@
 public import Foundation
 public import Strata
 
-/// Core Data's XML store layout, for ``AtomicStore``: a readable file that holds a whole
+/// Core Data's XML store layout, for `AtomicStore`: a readable file that holds a whole
 /// object graph, read with libxml2's streaming SAX2 parser and written with its `xmlTextWriter`
 /// (the header) and a buffer of serialized objects (the rest).
 ///
@@ -71,7 +71,7 @@ public struct XMLStoreFormat: AtomicStoreFormat {
     }
 }
 
-/// Opens XML stores: ``AtomicStoreFactory`` with ``XMLStoreFormat``.
+/// Opens XML stores: `AtomicStoreFactory` with ``XMLStoreFormat``.
 ///
 /// ```swift
 /// var types = StoreTypeRegistry()
@@ -95,7 +95,7 @@ public struct XMLStoreFactory: PersistentStoreFactory {
     }
 
     /// Migrates the store at `url` through `plan`: every record transformed in memory, the file
-    /// replaced once, atomically (``AtomicStoreMigration``).
+    /// replaced once, atomically (`AtomicStoreMigration`).
     public func migrateStore(at url: URL, plan: MigrationPlan, options: [String: String], progress: MigrationProgress?) throws(StrataError) -> MigrationReport {
         try factory.migrateStore(at: url, plan: plan, options: options, progress: progress)
     }

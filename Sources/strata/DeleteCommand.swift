@@ -3,7 +3,7 @@ import Foundation
 import Strata
 
 /// `strata delete`: deletes the objects a predicate matches, with delete rules, as one batch
-/// delete (no object is loaded into a context; see ``BatchDeleteRequest``).
+/// delete (no object is loaded into a context; see `BatchDeleteRequest`).
 struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",

@@ -30,7 +30,7 @@ final class ProgressLine: Sendable {
         return ProgressLine(width: max(columns - 1, 10))
     }
 
-    /// Shows `text` in place of the line, unless the line was drawn less than ``interval`` ago
+    /// Shows `text` in place of the line, unless the line was drawn less than `interval` ago
     /// (`force` draws anyway: a new step should be seen).
     func show(_ text: String, force: Bool = false) {
         state.withLock { state in

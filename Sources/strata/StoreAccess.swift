@@ -76,7 +76,9 @@ enum StoreAccess {
     /// Refuses (exit 2) to write `output` when it is one of the files of the store at `store`
     /// (the store itself, SQLite's `-wal`, `-shm`, `-journal` or an atomic store's `.lock`,
     /// existing or not yet), so that symlinks, hard links and other spellings of a path count.
+    /// - Parameter output: the path about to be written.
     /// - Parameter role: what `output` is, for the message ("the output", "the data file").
+    /// - Parameter store: the path of the store the command reads or writes.
     static func refuseSameFile(_ output: String, role: String, store: String) throws {
         guard FileIdentity.isPartOfStore(output, store: store) else { return }
         throw CLIError.unreadable("\(role) '\(Echo.value(output))' is the store '\(Echo.value(store))' (or one of its files); no command writes over one of its inputs; choose another file")

@@ -67,7 +67,7 @@ enum Console {
     }
 
     /// Prints an error message; control characters in it are escaped and very long lines cut
-    /// (``Echo/message(_:)``), as it may echo user data.
+    /// (`Echo.message(_:)`), as it may echo user data.
     static func error(_ text: String) {
         FileHandle.standardError.write(Data(("strata: error: " + Echo.message(text) + "\n").utf8))
     }

@@ -3,7 +3,7 @@ import Foundation
 import Strata
 
 /// `strata update`: sets attributes of the objects a predicate matches, as one batch update
-/// (``BatchUpdateRequest``): every rule of the model is enforced, and an update that breaks one
+/// (`BatchUpdateRequest`): every rule of the model is enforced, and an update that breaks one
 /// changes nothing.
 struct UpdateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -60,7 +60,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) final var changedIndex = -1
 
     /// Creates an object for `entity`; contexts call this — use ``init(context:)`` or
-    /// ``ManagedObjectContext/insertObject(entityName:)`` to insert one.
+    /// ``ManagedObjectContext/insertObject(entityName:primaryKey:)`` to insert one.
     public required init(entity: EntityDescription, objectID: ObjectID) {
         self.entity = entity
         self.objectID = objectID

@@ -239,7 +239,7 @@ extension ManagedObjectContext {
     }
 }
 
-/// The result of ``ManagedObjectContext/execute(_:)``, by the request's `resultType`.
+/// The result of ``ManagedObjectContext/execute(_:)->FetchResult``, by the request's `resultType`.
 public enum FetchResult {
     case objects([ManagedObject])
     case objectIDs([ObjectID])

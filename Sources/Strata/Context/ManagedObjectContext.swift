@@ -192,6 +192,7 @@ public final class ManagedObjectContext {
     // MARK: - Inserting, finding
 
     /// Inserts a new object of `entityName` (an instance of the class bound to it, if any).
+    /// - Parameter entityName: the entity's name in the model.
     /// - Parameter primaryKey: the primary key the object gets at save (imports keep their
     ///   `@id`); by default the store picks the next free one.
     /// - Throws: `unknownEntity`, or `invalidData` for an abstract entity.

@@ -23,6 +23,7 @@ public final class PersistentContainer: Sendable {
 
     /// Builds a stack and opens its stores.
     /// - Parameters:
+    ///   - schema: the model.
     ///   - stores: where objects are kept; one in-memory store by default.
     ///   - storeTypes: the store types that may be opened (store modules provide factories).
     ///   - classes: `ManagedObject` subclasses bound to entities, checked against the model
@@ -52,6 +53,9 @@ public final class PersistentContainer: Sendable {
     /// - Parameters:
     ///   - versions: every version of the model, oldest first; the last is the one the stack uses.
     ///   - stages: custom stages between adjacent versions.
+    ///   - stores: where objects are kept; one in-memory store by default.
+    ///   - storeTypes: the store types that may be opened (store modules provide factories).
+    ///   - classes: `ManagedObject` subclasses bound to entities.
     ///   - onModelMismatch: `.migrate` (the default), or `.refuse`/`.eraseStore`.
     ///   - progress: receives the migrations' progress.
     public convenience init(

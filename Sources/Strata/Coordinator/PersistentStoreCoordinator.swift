@@ -60,11 +60,13 @@ public final class PersistentStoreCoordinator: Sendable {
     private let constrainedEntities: Set<String>
 
     /// - Parameters:
+    ///   - schema: the model every store and context of this coordinator uses.
     ///   - storeTypes: the store types this coordinator can open (the in-memory store always).
     ///   - classes: `ManagedObject` subclasses, each bound to the entity its `entityName` names.
     ///   - rowCacheCapacity: how many saved rows the row cache that every context shares keeps
     ///     before it drops the least recently used half: between `rowCacheCapacity` and twice
     ///     as many rows stay in memory.
+    ///   - logger: where the coordinator logs (stores added, saves), at `.debug` and above.
     public init(
         schema: Schema, storeTypes: StoreTypeRegistry = StoreTypeRegistry(), classes: [ManagedObject.Type] = [],
         rowCacheCapacity: Int = 100_000, logger: Logger = Logger(label: "strata")

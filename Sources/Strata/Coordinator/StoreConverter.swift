@@ -10,7 +10,7 @@ public import Foundation
 /// Replacing a destination is a whole-store replacement, with the rules of every save: a
 /// symlinked destination is written where the link points; the new file keeps the old one's
 /// owner, group and mode; a destination the user could not write is refused. An XML or binary
-/// destination is replaced holding its lock (``FileLock``), so the replacement falls between two
+/// destination is replaced holding its lock (`FileLock`), so the replacement falls between two
 /// saves of other processes, never inside one; a process that has the old store open then
 /// finds, at its next save, another store (another UUID) in its place and fails without writing.
 /// A SQLite store converted onto a SQLite destination is written into the existing file with
@@ -32,8 +32,13 @@ public enum StoreConverter {
 
     /// Converts the store at `source` into a new store at `destination`.
     /// - Parameters:
+    ///   - source: the store to copy; it is only read.
     ///   - sourceType: the source's type; found from the file when nil.
     ///   - schema: the model to open the source with; the model stored in the source when nil.
+    ///   - destination: where the new store is written.
+    ///   - destinationType: the type of the new store.
+    ///   - storeTypes: the store types that may be opened and written.
+    ///   - progress: called with the number of objects copied so far and the total.
     ///   - overwrite: replace an existing destination (atomically) instead of refusing.
     /// - Throws: `storeIO` when the destination exists and `overwrite` is false, or any error of
     ///   opening, reading or writing the stores. On error the destination is untouched.

@@ -26,6 +26,8 @@ public enum DataExporter {
     /// The bytes are those of ``dump(_:entityNames:)``.
     /// - Parameters:
     ///   - progress: called every few hundred objects, for a progress display.
+    ///   - coordinator: the coordinator whose stores are dumped.
+    ///   - entityNames: the entities to dump (with their subentities); every concrete entity when nil.
     ///   - output: takes each chunk of the text, in order; an error it throws ends the dump.
     /// - Throws: `unknownEntity`, a store's error, or `output`'s.
     public static func dump(

@@ -6,7 +6,7 @@ public import Foundation
 public enum AtomicStoreMigration {
     /// Carries `contents` through every step of `plan`: custom stages run with contexts on
     /// stores in memory holding the records, inferred changes transform the records
-    /// (``RecordMigration``), and each step ends checking what the destination model requires.
+    /// (`RecordMigration`), and each step ends checking what the destination model requires.
     /// - Returns: the migrated contents, with the destination model's metadata (store identifier
     ///   and custom metadata kept).
     /// - Throws: `incompatibleModel` when `contents` were not written with the plan's store

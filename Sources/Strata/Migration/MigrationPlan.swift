@@ -29,7 +29,9 @@ public struct MigrationPlan: Sendable {
 
     /// - Parameters:
     ///   - storeSchema: the model the store was written with (``StoreMetadata/schema()``).
+    ///   - versions: every version of the model, oldest first.
     ///   - stages: custom stages, each between two adjacent versions.
+    ///   - unlisted: what to do when the store's model is none of `versions`.
     /// - Throws: `invalidConfiguration` for a stage that is not between adjacent versions;
     ///   `migrationRefused` naming every change that cannot be inferred in a step without a
     ///   custom stage, or, for an unlisted model with `.inferToCurrent`, what would be removed.

@@ -38,6 +38,10 @@ public struct MigrationStage: Sendable {
 
     /// A custom stage from `source` to `destination`, two adjacent versions of the list it is
     /// used with (matched by version hash).
+    /// - Parameter source: the earlier of the two versions.
+    /// - Parameter destination: the version right after `source`.
+    /// - Parameter willMigrate: run with a context on the source model before the inferred changes.
+    /// - Parameter didMigrate: run with a context on the destination model after them.
     /// - Parameter transformers: the value transformers of the models' `transformable`
     ///   attributes, registered with the closures' contexts.
     public static func custom(

@@ -8,7 +8,7 @@
 ///    dropped, numbers are widened; a change the diff marks not inferable is carried out as the
 ///    removal of the old property and the addition of the new one;
 /// 3. ``didMigrate`` (custom steps) with a store on the destination model;
-/// 4. the checks the data must pass (``checkRequirements``-style rules each store applies:
+/// 4. the checks the data must pass (`checkRequirements`-style rules each store applies:
 ///    required values present, to-one relationships with at most one member, uniqueness).
 public struct MigrationStep: Sendable {
     public let source: Schema

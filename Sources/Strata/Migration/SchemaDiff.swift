@@ -25,7 +25,7 @@ public struct SchemaDiff: Sendable {
     /// them), then its indexes and uniqueness constraints.
     ///
     /// A change of an inherited property is reported once, on the entity that declares it, not
-    /// again on every subentity that inherits it (see ``SchemaChangeDetector``): to carry a
+    /// again on every subentity that inherits it (see `SchemaChangeDetector`): to carry a
     /// change out for every entity, work from ``propertyMatches``, which cover inherited
     /// properties.
     public let changes: [SchemaChange]

@@ -18,6 +18,10 @@ public struct StoreMigrator: Sendable {
 
     /// The steps that would migrate the store at `url` to `versions.current`; nothing is
     /// changed. An empty plan means the store is current.
+    /// - Parameter url: the store file.
+    /// - Parameter versions: every version of the model, oldest first.
+    /// - Parameter stages: custom stages between adjacent versions.
+    /// - Parameter unlisted: what to do when the store's model is none of `versions`.
     /// - Parameter type: the store's type; nil tells it from the file.
     /// - Throws: what reading the store's metadata throws, or ``MigrationPlan``'s refusals.
     public func plan(

@@ -60,6 +60,7 @@ public struct Schema: Sendable, Hashable {
     }
 
     /// Loads a model from the bytes of a model file and throws if it has errors.
+    /// - Parameter data: the bytes of a model file (JSON).
     /// - Parameter file: how diagnostics name the source (for example its path).
     public init(data: Data, file: String? = nil) throws(SchemaError) {
         let result = Self.load(data: data, file: file)

@@ -95,15 +95,15 @@ public protocol AtomicStoreFormat: Sendable {
 /// Many processes may use one store file. Fetches answer from the records this store loaded
 /// (and its own saves), as Core Data's atomic stores do; another process's saves are seen after
 /// this store's next save, or by opening the store again. A save is a read-modify-write under an
-/// advisory lock (``FileLock``, on `<file>.lock`): it checks that the file is still the one this
-/// store loaded or last wrote (``FileVersion``); if another process replaced it, the save
+/// advisory lock (`FileLock`, on `<file>.lock`): it checks that the file is still the one this
+/// store loaded or last wrote (`FileVersion`); if another process replaced it, the save
 /// reloads it and rebases its changes onto what is there now — new objects keep their keys, or
 /// get fresh ones when their keys were handed out by the store and are taken; changes to
 /// objects another process changed or deleted are merge conflicts unless the changeset
 /// overwrites conflicts — and from then on this store holds the merged records.
 ///
 /// The file is replaced keeping its owner, group and mode; a symlinked store is written where
-/// the link points; a file the user could not write is refused (``FileSync``).
+/// the link points; a file the user could not write is refused (`FileSync`).
 ///
 /// With no format it is the in-memory store.
 public final class AtomicStore: PersistentStore {

@@ -24,6 +24,8 @@ public enum StoreChecker {
     }
 
     /// Checks the existing store at `url` with the model stored in it.
+    /// - Parameter url: the store file.
+    /// - Parameter storeTypes: the store types the file may be of.
     /// - Parameter type: the store's type; found from the file when nil.
     /// - Throws: `storeIO`, `noStore` or `corruptStore` when the file cannot be checked at all:
     ///   it is missing or not a regular file, its type is unknown, or its metadata (and so its

@@ -9,7 +9,7 @@ public struct StoreRecord: Sendable, Hashable {
     /// Members of to-many relationships, in stored order for ordered ones.
     public var toMany: [String: [ObjectID]]
     /// To-many relationships left out of `toMany`, to load when first used
-    /// (``PersistentStore/relatedObjectIDs(of:relationship:)``). In a saved record, a listed
+    /// (``PersistentStore/relatedObjectIDs(of:relationship:)->[ObjectID]``). In a saved record, a listed
     /// relationship was not touched and its stored members stay as they are.
     public var lazyToMany: Set<String> = []
     /// Incremented by every save of the object; a save that expects another version fails with

@@ -18,7 +18,7 @@ public import Strata
 public enum XCDataModelImporter {
     /// Imports the model at `url`: a `.xcdatamodeld` directory (every version), a `.xcdatamodel`
     /// directory, or a model's `contents` file (whatever its name).
-    /// - Throws: ``SchemaError`` — `unreadableFile` when the path does not exist or cannot be
+    /// - Throws: `SchemaError` — `unreadableFile` when the path does not exist or cannot be
     ///   read; `invalidSchema` when it is not an Xcode model, is malformed, or holds something
     ///   a Strata model cannot represent (each diagnostic names the file, line and element).
     public static func importModel(at url: URL) throws(SchemaError) -> XCDataModelImport {
@@ -41,11 +41,12 @@ public enum XCDataModelImporter {
 
     /// Imports the text of one model's `contents` file.
     /// - Parameters:
+    ///   - data: the bytes of the `contents` file (XML).
     ///   - versionName: the version's name (`Moody 2`).
     ///   - file: how diagnostics name the source, for example its path.
     ///   - modelName: the name the schema gets (made a valid Strata model name, with a warning if
     ///     it had to change) unless the file's `<model name="…">` gives one; `versionName` by default.
-    /// - Throws: ``SchemaError`` with code `invalidSchema`.
+    /// - Throws: `SchemaError` with code `invalidSchema`.
     public static func importContents(
         _ data: Data, versionName: String, file: String? = nil, modelName: String? = nil
     ) throws(SchemaError) -> ImportedModel {

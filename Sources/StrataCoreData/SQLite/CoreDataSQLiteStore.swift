@@ -5,7 +5,7 @@ public import Strata
 /// the store opens, and fetches, counts and relationship lookups are answered in memory with the
 /// predicate evaluator contexts use (as Strata's atomic stores do).
 ///
-/// Why load everything rather than translate fetches into SQL as ``SQLiteStore`` does: Core
+/// Why load everything rather than translate fetches into SQL as `SQLiteStore` does: Core
 /// Data's layout (`Z`-prefixed tables and columns, `Z_ENT` numbers, join tables named after entity
 /// numbers, `Z_FOK_` ordering columns) would need a second SQL compiler beside Strata's own, for a
 /// store that is only read; an app's store fits in memory; and one read transaction gives one

@@ -9,7 +9,7 @@ extension StoreType {
 }
 
 /// Opens SQLite stores written by Core Data, for reading: register it with a coordinator, a
-/// container or a ``StoreTypeRegistry`` to read an app's store with its model, dump it, query it
+/// container or a `StoreTypeRegistry` to read an app's store with its model, dump it, query it
 /// or convert it into any Strata store.
 ///
 /// ```swift
@@ -22,7 +22,7 @@ extension StoreType {
 /// `Z_PRIMARYKEY` tables — whatever its file name, and before Strata's own SQLite type. It has no
 /// file extension of its own, so a `.sqlite` path that does not exist yet stays a Strata store.
 ///
-/// Reading never changes the store's files (``CoreDataSQLiteFile``); the store is read-only:
+/// Reading never changes the store's files (`CoreDataSQLiteFile`); the store is read-only:
 /// see ``CoreDataSQLiteStore``.
 public struct CoreDataSQLiteStoreFactory: PersistentStoreFactory {
     public init() {}

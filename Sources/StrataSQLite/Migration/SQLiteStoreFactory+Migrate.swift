@@ -15,7 +15,7 @@ extension SQLiteStoreFactory {
     /// migration refuses to save after it, asking to be opened with the new model.
     ///
     /// Each step runs its custom stage's willMigrate through a store on the source model, then
-    /// its SQL (``SQLiteMigration``), then didMigrate through a store on the destination model
+    /// its SQL (`SQLiteMigration`), then didMigrate through a store on the destination model
     /// — both over the migration's own connection, their saves nested in its transaction —
     /// then the checks of the destination model (required values, to-one counts, uniqueness).
     /// - Throws: `migrationRefused` naming the objects in the way, `migrationFailed` for a

@@ -6,7 +6,7 @@ extension SQLiteStoreFactory: StoreIntegrityChecking {
     /// and what only SQL can see: `PRAGMA integrity_check`, rows whose `_entity` names no
     /// concrete entity of their table (fetches skip them), join rows whose source or
     /// destination does not exist (fetches join them away), hierarchies without a key counter,
-    /// and shadow columns (`"_x_nfc"`, `"_x_key"`) that do not hold what ``ComparisonKey``
+    /// and shadow columns (`"_x_nfc"`, `"_x_key"`) that do not hold what `ComparisonKey`
     /// computes from their value (a row edited by hand: comparisons would use the stale key).
     /// The file is opened without being changed (no missing index is created, say).
     public func checkInput(at url: URL, schema: Schema) throws(StrataError) -> StoreCheckInput {
@@ -81,7 +81,7 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore {
-    /// A shadow column that does not hold what ``ComparisonKey`` computes from its attribute's
+    /// A shadow column that does not hold what `ComparisonKey` computes from its attribute's
     /// value.
     struct StaleComparisonKey: Sendable {
         let table: String
@@ -100,7 +100,7 @@ extension SQLiteStore {
     }
 
     /// Rewrites every shadow column (`"_x_nfc"`, `"_x_key"`) that does not hold what
-    /// ``ComparisonKey`` computes from its attribute's value — after rows were edited by hand
+    /// `ComparisonKey` computes from its attribute's value — after rows were edited by hand
     /// in the `sqlite3` shell, say — in one write transaction, as a save would write them.
     /// Values the store cannot read are left alone (a check reports them).
     /// - Returns: how many shadow values were rewritten; 0 when every one was right.

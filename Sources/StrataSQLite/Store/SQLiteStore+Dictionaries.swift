@@ -3,7 +3,7 @@ public import Strata
 
 extension SQLiteStore {
     /// The rows of a dictionary fetch, computed by one SELECT (columns, GROUP BY, HAVING,
-    /// DISTINCT, order and window: ``PredicateCompiler/dictionaries(table:entityNames:request:)``);
+    /// DISTINCT, order and window: `PredicateCompiler.dictionaries(table:entityNames:request:)`);
     /// a request SQL cannot express — entities in several tables, a to-many relationship as a
     /// column, more tables than SQLite joins — runs in memory over the records instead, logged
     /// with the reason.

@@ -16,7 +16,7 @@ extension SQLiteStore {
     /// ```swift
     /// let rows = try store.rawQuery("SELECT title, priority FROM Todo WHERE priority > ?", [.integer(2)])
     /// ```
-    /// - Throws: ``StrataError`` `invalidPredicate` for a statement that would write or does
+    /// - Throws: `StrataError` `invalidPredicate` for a statement that would write or does
     ///   not compile, or a store error.
     public func rawQuery(_ sql: String, _ arguments: [AttributeValue?]) throws(StrataError) -> [[String: AttributeValue?]] {
         let bound = arguments.map { ValueCodec.encode($0) }

@@ -229,7 +229,7 @@ extension SQLiteStore {
     }
 
     /// The members of a to-many relationship of several objects, a statement per entity and
-    /// batch of keys (``batchSizes``), each object's in stored order.
+    /// batch of keys (`batchSizes`), each object's in stored order.
     public func relatedObjectIDs(of objectIDs: [ObjectID], relationship: String) throws(StrataError) -> [ObjectID: [ObjectID]] {
         var byEntity: [String: [ObjectID]] = [:]
         for id in objectIDs where id.storeIdentifier == storeIdentifier && id.primaryKey != nil {

@@ -13,7 +13,7 @@ extension SQLiteStore {
     ///
     /// `beforeCommit` runs inside the transaction, after every write, just before `COMMIT`.
     /// The transaction first checks that the file still holds this store (see
-    /// ``SQLiteStore/init(url:schema:configurationName:options:)``); a file replaced by another
+    /// ``SQLiteStore/init(url:schema:configurationName:options:logger:)``); a file replaced by another
     /// store fails with `storeIO` and nothing is written.
     public func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult {
         guard !changes.isEmpty else {

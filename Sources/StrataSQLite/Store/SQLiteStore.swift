@@ -7,7 +7,7 @@ public import Strata
 /// are read on demand, to-many relationships load lazily, and each save is one transaction.
 ///
 /// The file is a plain SQLite database that the `sqlite3` shell can read: one table per
-/// inheritance root named after the root entity, one column per attribute (see ``StoreLayout``
+/// inheritance root named after the root entity, one column per attribute (see `StoreLayout`
 /// in the source for the whole layout). The store uses one writer connection and a few reader
 /// connections in WAL mode, so fetches run while a save is in progress.
 ///
@@ -73,8 +73,13 @@ public final class SQLiteStore: PersistentStore {
     /// would cost a query on the hot path, and a read damages nothing) and return what the
     /// file holds now; open the store again to work with it. (A fetch that fails on a migrated
     /// file — a column it names is gone — fails with `incompatibleModel`, saying so.)
-    /// - Throws: ``StrataError`` — `corruptStore`, `incompatibleModel`, `unsupportedModel`
+    /// - Throws: `StrataError` — `corruptStore`, `incompatibleModel`, `unsupportedModel`
     ///   (a model this layout cannot hold) or `storeIO`, naming the file.
+    /// - Parameter url: the database file, or nil for a store in memory.
+    /// - Parameter schema: the model; a store written with another model is refused.
+    /// - Parameter configurationName: the model configuration whose entities this store holds;
+    ///   every entity when nil.
+    /// - Parameter options: the store's options, such as ``readOnlyOption``.
     /// - Parameter logger: where the store reports requests it answers in memory.
     public init(
         url: URL?, schema: Schema, configurationName: String? = nil, options: [String: String] = [:],
