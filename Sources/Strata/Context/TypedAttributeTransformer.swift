@@ -9,6 +9,7 @@
 public protocol TypedAttributeTransformer: AttributeTransformer {
     /// The Swift type of the attribute's values.
     associatedtype Value
+    /// A transformer; the generated `registerTransformers(in:)` registers one made this way.
     init()
 }
 

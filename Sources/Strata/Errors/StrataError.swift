@@ -109,6 +109,8 @@ public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
     /// relationship, the object it refers to, which the store no longer holds.
     public var relatedObjectID: ObjectID?
 
+    /// A failure of `objectID`, about `key` when there is one, and about `relatedObjectID` when
+    /// it concerns another object.
     public init(code: Code, objectID: ObjectID, key: String?, message: String, relatedObjectID: ObjectID? = nil) {
         self.code = code
         self.objectID = objectID
