@@ -62,3 +62,22 @@ extension PersistentStore {
     /// saves it as one changeset (``BatchExecution``).
     public func executeBatch(_ request: StoreBatchRequest) throws(StrataError) -> StoreBatchOutcome? { nil }
 }
+
+/// New objects of one concrete entity as a store's ``PersistentStore/insertBatch(_:)`` sees
+/// them: attribute values laid out by the entity's layout (defaults filled in), checked against
+/// the model's rules by the coordinator; no relationships; version 1.
+public struct StoreBatchInsert: Sendable {
+    public var entityName: String
+    /// One entry per object, laid out by the entity's ``EntityDescription/attributeLayout``.
+    public var objects: [AttributeValues]
+
+    public init(entityName: String, objects: [AttributeValues]) {
+        self.entityName = entityName
+        self.objects = objects
+    }
+}
+
+extension PersistentStore {
+    /// No way of its own: the coordinator allocates keys and saves records.
+    public func insertBatch(_ batch: StoreBatchInsert) throws(StrataError) -> [Int64]? { nil }
+}
