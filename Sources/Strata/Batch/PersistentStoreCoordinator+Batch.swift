@@ -137,10 +137,15 @@ extension PersistentStoreCoordinator {
             throw StrataError(.invalidData, "the batch update of '\(entity.name)' sets nothing: give propertiesToUpdate at least one attribute")
         }
         var values: [String: AttributeValue?] = [:]
+        var expressions: [String: FetchExpression] = [:]
         var broken: [ValidationFailure] = []
         let placeholder = ObjectID(temporaryFor: entity.name)
         for key in request.propertiesToUpdate.keys.sorted() {
             let attribute = try BatchValues.attribute(key, of: entity, request: "batch update")
+            if let expression = request.propertiesToUpdate[key]!.flatMap({ $0 as? FetchExpression }) {
+                expressions[key] = expression
+                continue
+            }
             let value = try BatchValues.convert(request.propertiesToUpdate[key]!, for: attribute, entity: entity.name, transformers: attributeTransformers, place: "'\(key)'")
             values[key] = value
             broken += BatchValues.failures(of: value, for: attribute, objectID: placeholder)
@@ -159,10 +164,11 @@ extension PersistentStoreCoordinator {
                 })
             }
         }
-        let operation = StoreBatchRequest(fetch: fetch, operation: .update(values), listsObjects: listsObjects(request.resultType, from: context))
+        var operation = StoreBatchRequest(fetch: fetch, operation: .update(values), listsObjects: listsObjects(request.resultType, from: context))
+        if !expressions.isEmpty { operation.computed = try BatchExpressions.request(expressions, entity: entity, schema: schema, fetch: fetch) }
         let outcome = try run(operation, on: store)
         forgetCachedRows(outcome, fetch)
-        let keys = Set(values.keys)
+        let keys = Set(values.keys).union(expressions.keys)
         let matched = outcome.matched
         let notification = { () -> SaveNotification in
             var changedKeys: [ObjectID: Set<String>] = [:]
@@ -218,7 +224,8 @@ extension PersistentStoreCoordinator {
 
     /// Runs a batch operation the store's own way, or else through its fetch and save.
     private func run(_ operation: StoreBatchRequest, on store: any PersistentStore) throws(StrataError) -> StoreBatchOutcome {
-        if let outcome = try store.executeBatch(operation) { return outcome }
+        // Expressions only to a store that computes them; others fetch and save.
+        if operation.computed == nil || store is any ComputesBatchUpdates, let outcome = try store.executeBatch(operation) { return outcome }
         return try BatchExecution.execute(operation, on: store, schema: schema)
     }
 

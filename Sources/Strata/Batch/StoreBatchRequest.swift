@@ -18,6 +18,11 @@ public struct StoreBatchRequest: Sendable {
     /// The coordinator asks for the list when anyone will read it: observers of its saves, the
     /// executing context, a request for object IDs.
     public var listsObjects: Bool
+    /// For an update that sets attributes to expressions (``BatchUpdateRequest``): the
+    /// dictionary fetch of the matching objects whose columns are the object and, by attribute
+    /// name, each new value (``BatchExpressions``). Only stores of this package are given such a
+    /// request (``ComputesBatchUpdates``); others are run through their fetch and save.
+    package var computed: StoreDictionaryRequest?
 
     public init(fetch: StoreFetchRequest, operation: Operation, listsObjects: Bool = true) {
         self.fetch = fetch
@@ -25,6 +30,10 @@ public struct StoreBatchRequest: Sendable {
         self.listsObjects = listsObjects
     }
 }
+
+/// A store whose ``PersistentStore/executeBatch(_:)`` computes the expressions of a batch
+/// update (``StoreBatchRequest/computed``).
+package protocol ComputesBatchUpdates: PersistentStore {}
 
 /// What a store did for a ``StoreBatchRequest``.
 public struct StoreBatchOutcome: Sendable {

@@ -2,7 +2,7 @@ public import Strata
 
 /// Batch updates and deletes in SQL: one `UPDATE` or `DELETE` statement of the rows the
 /// request's predicate (compiled as a fetch's is) selects, in one write transaction.
-extension SQLiteStore {
+extension SQLiteStore: ComputesBatchUpdates {
     /// An update sets its attributes' columns (and their comparison-key shadow columns) and
     /// bumps `_version` of every matching row in one `UPDATE … WHERE`; a broken uniqueness
     /// constraint (the UNIQUE index fires) rolls it back and is reported, object by object, by
@@ -18,6 +18,9 @@ extension SQLiteStore {
         let groups = try tables(of: request.fetch.entityNames)
         guard groups.count == 1 else { return groups.isEmpty ? StoreBatchOutcome(matched: []) : nil }
         let (table, names) = groups[0]
+        if case .update(let values) = request.operation, let computed = request.computed {
+            return try computedUpdate(table, names, values, computed, request)
+        }
         var compiler = compiler()
         guard let rows = try? compiler.fetch(
             table: table, entityNames: names, predicate: request.fetch.predicate, sortDescriptors: [], limit: 0, offset: 0, keysOnly: true)
@@ -82,6 +85,59 @@ extension SQLiteStore {
         }
         ids.sort()
         return StoreBatchOutcome(matched: ids)
+    }
+
+    /// A batch update that sets attributes to expressions: the new values computed in SQL (the
+    /// dictionary fetch of ``StoreBatchRequest/computed``) and checked by ``BatchExpressions``,
+    /// then one `UPDATE` of each matching row by its key, in one transaction; nil when SQL
+    /// cannot compute them (the coordinator then fetches the records and saves them).
+    private func computedUpdate(
+        _ table: TableLayout, _ names: [String], _ values: [String: AttributeValue?], _ computed: StoreDictionaryRequest, _ request: StoreBatchRequest
+    ) throws(StrataError) -> StoreBatchOutcome? {
+        var compiler = compiler()
+        guard let compiled = try? compiler.dictionaries(table: table, entityNames: names, request: computed) else { return nil }
+        let entity = try layout.entity(names[0])
+        let keys = Set(values.keys).union(computed.plan.columns.dropFirst().map(\.name))
+        var written: [EntityLayout.WrittenValue] = []
+        var assignments: [String] = []
+        for (index, property) in entity.writtenProperties.enumerated() where keys.contains(property) {
+            written.append(entity.writtenValues[index])
+            assignments.append("\(quoted(entity.writtenColumns[index].name)) = ?")
+        }
+        let sql = "UPDATE \(quoted(table.name)) SET \(assignments.joined(separator: ", ")), \"_version\" = \"_version\" + 1 WHERE \"_pk\" = ?"
+        let columns = computed.plan.columns
+        var newValues: [ObjectID: [String: AttributeValue?]] = [:]
+        let outcome = try pool.write { (database) throws(StrataError) -> StoreBatchOutcome? in
+            database.clearLastError()
+            do throws(StrataError) {
+                return try writeTransaction(database) { () throws(StrataError) -> StoreBatchOutcome in
+                    let rows = try database.rows(compiled.sql, compiled.arguments) { (row) throws(StrataError) -> DictionaryRow in
+                        var dictionary: DictionaryRow = [:]
+                        for (column, reader) in zip(columns, compiled.readers) { dictionary[column.name] = try self.read(reader, row, table) }
+                        return dictionary
+                    }
+                    newValues = try BatchExpressions.values(rows, entity: computed.plan.entity)
+                    let update = try database.statement(sql)
+                    for (id, set) in newValues {
+                        var attributes: AttributeValues = [:]
+                        for case (let name, let value?) in values { attributes[name] = value }
+                        for case (let name, let value?) in set { attributes[name] = value }
+                        try update.prepareForBinding()
+                        let next = try bindValues(written, of: StoreRecord(objectID: id, attributes: attributes), entity, to: update, from: 1)
+                        try update.bindInteger(id.primaryKey ?? 0, at: next)
+                        try update.stepToEnd()
+                    }
+                    return StoreBatchOutcome(matched: request.listsObjects ? newValues.keys.sorted() : [], matchedCount: newValues.count)
+                }
+            } catch {
+                guard database.lastErrorCode == Database.constraintUnique else { throw error }
+                return nil
+            }
+        }
+        if let outcome { return outcome }
+        // The UNIQUE index fired: nothing was written. Which objects break which constraint.
+        let changes = BatchExecution.updating(Array(try records(for: newValues.keys.sorted()).values), with: values, computed: newValues)
+        throw StrataError(.validationFailed, "the save would break a uniqueness constraint", failures: uniquenessViolations(changes))
     }
 
     /// The UPDATE of a batch update, and the uniqueness violations when its UNIQUE index fires.
