@@ -33,11 +33,13 @@ struct CorpusCase: @unchecked Sendable {  // Its values are immutable values (st
     let format: String
     let arguments: [any PredicateArgument]
     let subject: Subject
-    let expected: Bool
+    /// The answer the source expects; nil when it expects the predicate to be refused (an
+    /// exception).
+    let expected: Bool?
     /// Told apart from another case of the same source and format.
     let label: String?
 
-    init(_ source: String, _ format: String, _ arguments: [any PredicateArgument] = [], on subject: Subject, _ expected: Bool, label: String? = nil) {
+    init(_ source: String, _ format: String, _ arguments: [any PredicateArgument] = [], on subject: Subject, _ expected: Bool?, label: String? = nil) {
         self.label = label
         self.source = source
         self.format = format
@@ -63,6 +65,18 @@ enum NSPredicateCorpus {
 
     static func like(_ string: String, _ pattern: String, _ expected: Bool, options: String = "") -> CorpusCase {
         CorpusCase("GNUstep likeWildcards.m", "SELF LIKE\(options) %@", [pattern], on: .value(string), expected)
+    }
+
+    static func matches(_ string: String, _ pattern: String, _ expected: Bool) -> CorpusCase {
+        CorpusCase("GNUstep matchesLineAnchors.m", "SELF MATCHES %@", [pattern], on: .value(string), expected, label: "\(string.debugDescription) ~ \(pattern)")
+    }
+
+    static let xyz: CorpusCase.Subject = .dictionary(["name": "xyz", "list": ["a", "b"]])
+
+    static func animal(_ name: String, _ age: Int, _ speed: Int, _ expected: Bool) -> CorpusCase {
+        CorpusCase(
+            "WinObjC NSComparisonPredicateTests.m", "(NOT (age <= 100) OR name CONTAINS[c] 'Alpha') AND speed BETWEEN {0, 120}",
+            on: .dictionary(["name": name, "age": age, "speed": speed]), expected, label: name)
     }
 
     static let cases: [CorpusCase] = [
@@ -148,6 +162,57 @@ enum NSPredicateCorpus {
         CorpusCase("GNUstep arithmeticFunctionNames.m", "a ** b == 64", on: eightAndTwo, true),
         CorpusCase("GNUstep arithmeticFunctionNames.m", "a + b * 2 == 12", on: eightAndTwo, true),
 
+        // GNUstep Tests/base/NSPredicate/functionNames.m (the numbers 1, 2 and 3)
+        CorpusCase("GNUstep functionNames.m", "sum:({1, 2, 3}) == 6", on: .none, true),
+        CorpusCase("GNUstep functionNames.m", "sum({1, 2, 3}) == 6", on: .none, true),
+        CorpusCase("GNUstep functionNames.m", "average:({1, 2, 3}) == 2", on: .none, true),
+        CorpusCase("GNUstep functionNames.m", "avg({1, 2, 3}) == 2", on: .none, true),
+        CorpusCase("GNUstep functionNames.m", "count:({1, 2, 3}) == 3", on: .none, true),
+        CorpusCase("GNUstep functionNames.m", "max:({1, 2, 3}) == 3", on: .none, true),
+        CorpusCase("GNUstep functionNames.m", "min:({1, 2, 3}) == 1", on: .none, true),
+        CorpusCase("GNUstep functionNames.m", "nosuchfunction:({1, 2, 3}) == 1", on: .none, nil),
+
+        // GNUstep Tests/base/NSPredicate/formatOperators.m
+        CorpusCase("GNUstep formatOperators.m", "%@ > %@", [1, 1], on: .none, false),
+        CorpusCase("GNUstep formatOperators.m", "1 > 1", on: .none, false),
+
+        // GNUstep Tests/base/NSPredicate/contains.m (name "xyz", list ("a", "b"))
+        CorpusCase("GNUstep contains.m", "name CONTAINS 'y'", on: xyz, true),
+        CorpusCase("GNUstep contains.m", "name CONTAINS 'q'", on: xyz, false),
+        CorpusCase("GNUstep contains.m", "name CONTAINS[c] 'Y'", on: xyz, true),
+        CorpusCase("GNUstep contains.m", "name CONTAINS 'Y'", on: xyz, false),
+        CorpusCase("GNUstep contains.m", "list CONTAINS 'a'", on: xyz, true),
+        CorpusCase("GNUstep contains.m", "list CONTAINS 'z'", on: xyz, false),
+        CorpusCase("GNUstep contains.m", "name IN 'wxyz'", on: xyz, true),
+        CorpusCase("GNUstep contains.m", "'a' IN list", on: xyz, true),
+
+        // GNUstep Tests/base/NSPredicate/matchesLineAnchors.m
+        matches("a\nb", ".*^b$", true), matches("a\nb", "^a$.*", true), matches("a\nb", "a$\\nb", true),
+        matches("a\nb", "a\\n^b", true), matches("ab", "^ab$", true), matches("a\nb", "^b$", false),
+        matches("a\nb", "^a$", false), matches("a\nb", "a.b", true),
+
+        // WinObjC tests/unittests/Foundation/NSComparisonPredicateTests.m (built predicates,
+        // written here in the format they stand for)
+        animal("Alpha-1", 20, 115, true), animal("Beta-1", 101, 120, true), animal("Beta-2", 120, 121, false),
+        animal("Alpha-4", 100, 115, true), animal("Beta-5", 101, 0, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "ANY {11, 12, 13, 14, 15, 16, 17, 18, 19, 9} <= 10", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "ALL {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10} <= 10", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "ALL {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11} <= 10", on: .none, false),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "9 < 10", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "10 <= 10", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "10 > 9", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "10 >= 10", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "10 == 10", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "10 != 9", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "<custom selector: isValidCoin: 100>", on: .dictionary(["coinValue": 99]), true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "'Hello, How are you?' BEGINSWITH 'Hello'", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "'HELLO, How are you?' BEGINSWITH[c] 'Hello'", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "'A String that ends with a word dog' ENDSWITH 'dog'", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "'A String that ends with a word dog' ENDSWITH[c] 'DOG'", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "10 IN[c] {20, 10, 18}", on: .none, true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "coinValue IN[c] {20, 10, 18}", on: .dictionary(["coinValue": 20]), true),
+        CorpusCase("WinObjC NSComparisonPredicateTests.m", "name IN[c] %@", [Set(["Gold", "Silver", "Copper"])], on: .dictionary(["name": "Gold"]), true),
+
         // swift-corelibs-foundation Tests/Foundation/TestNSPredicate.swift
         CorpusCase("swift-corelibs TestNSPredicate.swift", "TRUEPREDICATE", on: .dictionary([:]), true),
         CorpusCase("swift-corelibs TestNSPredicate.swift", "FALSEPREDICATE", on: .dictionary([:]), false),
@@ -174,6 +239,20 @@ enum NSPredicateCorpus {
         "swift-corelibs TestNSPredicate.swift: <block: fewer than 3 UTF-16 units>": "a block predicate",
         "WinObjC NSPredicateTests.m: <block: an even number>": "a block predicate",
         "WinObjC NSPredicateTests.m: <block: coinValue equals $rareCoinValue>": "a block predicate",
+        // A custom selector calls an Objective-C method of the object: the same as a block.
+        "WinObjC NSComparisonPredicateTests.m: <custom selector: isValidCoin: 100>": "a custom selector",
+        // Deliberate differences, not refusals: MATCHES is ICU's regular expression with its
+        // default flags (^ and $ at the ends of the whole string, . not matching a line break),
+        // the rule the model's regex validation shares on every store; GNUstep's test reports
+        // OS X matching ^ and $ at line breaks and . across them. Left as it is (frozen).
+        "GNUstep matchesLineAnchors.m: SELF MATCHES %@ [\"a\\nb\" ~ .*^b$]": "MATCHES: ^ and $ at the string's ends only",
+        "GNUstep matchesLineAnchors.m: SELF MATCHES %@ [\"a\\nb\" ~ ^a$.*]": "MATCHES: ^ and $ at the string's ends only",
+        "GNUstep matchesLineAnchors.m: SELF MATCHES %@ [\"a\\nb\" ~ a$\\nb]": "MATCHES: ^ and $ at the string's ends only",
+        "GNUstep matchesLineAnchors.m: SELF MATCHES %@ [\"a\\nb\" ~ a\\n^b]": "MATCHES: ^ and $ at the string's ends only",
+        "GNUstep matchesLineAnchors.m: SELF MATCHES %@ [\"a\\nb\" ~ a.b]": "MATCHES: . does not match a line break",
+        // GNUstep's own name of average: from before it took Apple's (Strata knows Apple's
+        // names, with or without the colon: average:, average).
+        "GNUstep functionNames.m: avg({1, 2, 3}) == 2": "GNUstep's private function name avg",
         // Key-value coding of Foundation's classes: `description` is a method of NSObject that
         // KVC calls; a Strata key path reads attributes and relationships only.
         "GNUstep basic.m: description == 'Do'": "KVC of an NSObject method (description)",
