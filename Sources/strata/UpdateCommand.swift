@@ -16,7 +16,11 @@ struct UpdateCommand: ParsableCommand {
             (or yes/no, 1/0), dates in ISO 8601 (2024-05-01T10:00:00Z, with an offset or \
             milliseconds), UUIDs, URIs, binary data in base64; a string is taken as it is: \
             --set name= sets the empty string, --set name=null the text "null". --set-null KEY \
-            removes the value. A value that breaks a rule of the model (a required value, a \
+            removes the value. --set-expr KEY=EXPRESSION sets an attribute to an expression of \
+            each object's own values in the predicate language (--set-expr 'price=price * 1.1', \
+            --set-expr 'name=lowercase:(name)', --set-expr 'total=sum:(items.amount)'), computed \
+            by the store (in SQL on SQLite), converted to the attribute's type (a whole number for \
+            an integer) and checked as a value is. A value that breaks a rule of the model (a required value, a \
             range, a length, a pattern, a uniqueness constraint) refuses the whole update: it \
             exits 1, lists each object and rule, and leaves the store unchanged.
             """
@@ -40,9 +44,15 @@ struct UpdateCommand: ParsableCommand {
     @Option(name: .customLong("set-null"), help: ArgumentHelp("An attribute whose value to remove (repeatable).", valueName: "key"))
     var nullified: [String] = []
 
+    @Option(name: .customLong("set-expr"), help: ArgumentHelp("An attribute and an expression of each object's values, as KEY=EXPRESSION (repeatable).", valueName: "key=expression"))
+    var expressions: [String] = []
+
     func validate() throws {
-        guard !assignments.isEmpty || !nullified.isEmpty else {
+        guard !assignments.isEmpty || !nullified.isEmpty || !expressions.isEmpty else {
             throw ValidationError("give at least one --set KEY=VALUE or --set-null KEY")
+        }
+        for assignment in expressions where !assignment.contains("=") {
+            throw ValidationError("--set-expr '\(assignment)' has no '='; write --set-expr KEY=EXPRESSION, such as --set-expr 'price=price * 1.1'")
         }
         for assignment in assignments where !assignment.contains("=") {
             throw ValidationError("--set '\(assignment)' has no '='; write --set KEY=VALUE (--set KEY= for the empty string, --set-null KEY for no value)")
@@ -61,6 +71,15 @@ struct UpdateCommand: ParsableCommand {
                 // A key the entity has no attribute for goes to the library as it is, which
                 // names it and suggests one.
                 values[key] = try description?.attribute(named: key).map { try Self.value(text, for: $0, assignment: assignment) } ?? text
+            }
+            for assignment in expressions {
+                let (key, text) = Self.split(assignment)
+                guard values[key] == nil else { throw CLIError.invalid("'\(key)' is set twice") }
+                do {
+                    values[key] = try FetchExpression(format: text)
+                } catch let error as PredicateSyntaxError {
+                    throw CLIError.invalid("--set-expr \(Echo.value(String(reflecting: assignment))): invalid expression: \(error.message)")
+                }
             }
             for key in nullified {
                 guard values[key] == nil else { throw CLIError.invalid("'\(key)' is set twice") }

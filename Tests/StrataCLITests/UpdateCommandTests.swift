@@ -26,6 +26,27 @@ struct UpdateCommandTests {
         try Golden.expect(try workspace.dump("todo.\(ext)"), matches: "update-Todo.dump.json")
     }
 
+    /// `--set-expr KEY=EXPRESSION`: an expression of each object's own values, computed by the
+    /// store; the same result on every store type, and a bad expression refused before anything.
+    @Test(arguments: extensions)
+    func setsExpressions(_ ext: String) throws {
+        let workspace = try Workspace.todo(ext)
+        let run = try workspace.run(
+            "update", "todo.\(ext)", "Todo", "--where", "priority >= 4", "--set-expr", "priority=priority - 3", "--set-expr", "title=uppercase:(title)")
+        #expect(run.stderr == "")
+        #expect(run.stdout == "updated 3 Todo objects\n")
+        let todos = try #require(try workspace.dumpedObjects("todo.\(ext)")["Todo"])
+        let changed = todos.filter { ($0["title"] as? String).map { $0 == $0.uppercased() } == true }
+        #expect(changed.count == 3)
+        #expect(changed.allSatisfy { ($0["priority"] as? Int).map { $0 >= 1 && $0 <= 2 } == true })
+        let bad = try workspace.run("update", "todo.\(ext)", "Todo", "--where", "TRUEPREDICATE", "--set-expr", "priority=priority +")
+        #expect(bad.status == 1)
+        #expect(bad.stderr.hasPrefix("strata: error: --set-expr \"priority=priority +\": invalid expression:"))
+        let unknown = try workspace.run("update", "todo.\(ext)", "Todo", "--where", "TRUEPREDICATE", "--set-expr", "priority=priorty + 1")
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("did you mean 'priority'"))
+    }
+
     /// Every attribute type read from its text.
     @Test(arguments: extensions)
     func readsEveryType(_ ext: String) throws {

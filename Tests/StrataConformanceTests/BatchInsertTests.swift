@@ -104,4 +104,37 @@ import Testing
         expectError(.unknownEntity) { _ = try fixture.coordinator.execute(BatchInsertRequest(entityName: "Books", objects: [[:]])) }
         #expect(try fixture.snapshot().objects.isEmpty)
     }
+
+    /// Enough objects for SQLite's inserts of many rows (32 a statement) and single rows after
+    /// them: every object stored once, keys in order, a decomposed string found by its NFC
+    /// form (the shadow column), observers told; a duplicate late in the request refuses all.
+    @Test(arguments: StoreKind.all)
+    func manyObjectsInStatementsOfManyRows(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.inheritance)
+        let heard = Locked<[ObjectID]>([])
+        fixture.coordinator.addSaveObserver { notification in heard.withLock { $0 += notification.inserted } }
+        let objects: [[String: Any]] = (0..<75).map { ["email": "user\($0)@x", "handle": $0 == 70 ? "Zoe\u{301}" : "h\($0)"] }
+        let result = try fixture.coordinator.execute(BatchInsertRequest(entityName: "User", objects: objects, resultType: .objectIDs))
+        #expect(result.objectIDs.map(\.primaryKey) == (1...75).map { Int64($0) })
+        #expect(Set(heard.withLock { $0 }) == Set(result.objectIDs))
+        try fixture.verifyStored { context throws in
+            let users = try context.fetch(FetchRequest(entityName: "User", sortDescriptors: [FetchSortDescriptor("email")]))
+            #expect(users.count == 75)
+            #expect(Set(users.map { $0["email"] as? String }) == Set((0..<75).map { "user\($0)@x" }))
+            let zoe = try context.fetch(FetchRequest(entityName: "User", predicate: try FetchPredicate(format: "handle == %@", "Zo\u{E9}")))
+            #expect(zoe.map { $0["email"] as? String } == ["user70@x"])
+        }
+        let before = try fixture.snapshot()
+        var again = (0..<70).map { ["email": "new\($0)@x", "handle": "n\($0)"] as [String: Any] }
+        again.append(["email": "user3@x", "handle": "late"])
+        let error = expectError(.validationFailed) {
+            _ = try fixture.coordinator.execute(BatchInsertRequest(entityName: "User", objects: again))
+        }
+        #expect(error?.failures.map(\.code) == [.notUnique])
+        #expect(error?.failures.first?.message.hasPrefix("(object 70 of the batch insert) 'email' must be unique") == true, "\(String(describing: error))")
+        #expect(try fixture.snapshot() == before)
+        // The refused request took no keys for good: the next insert continues the sequence.
+        let next = try fixture.coordinator.execute(BatchInsertRequest(entityName: "User", objects: [["email": "last@x", "handle": "last"]], resultType: .objectIDs))
+        #expect(next.objectIDs.first?.primaryKey.map { $0 > 75 } == true)
+    }
 }

@@ -147,4 +147,80 @@ import Testing
         expectError(.invalidPredicate) { _ = try fixture.coordinator.execute(BatchUpdateRequest(entityName: "Photo", predicate: try FetchPredicate(format: "widht > 1"), propertiesToUpdate: ["width": 2])) }
         #expect(try fixture.snapshot() == before)
     }
+
+    /// Attributes set to expressions of each object's own values (Core Data's NSExpression
+    /// values), computed before any is set, converted to the attributes' types and checked as
+    /// values are, with the same results on every store (SQLite computes them in SQL).
+    @Test(arguments: StoreKind.all)
+    func expressionsOfTheObjectsOwnValues(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        let books = try fiveBooks(fixture)
+        let request = BatchUpdateRequest(
+            entityName: "Book", predicate: try FetchPredicate(format: "pages >= 300"),
+            propertiesToUpdate: [
+                "pages": try FetchExpression(format: "pages + 1"), "price": try FetchExpression(format: "price * 2"),
+                "rating": try FetchExpression(format: "pages / 100"), "title": try FetchExpression(format: "uppercase:(title)"),
+                "inPrint": false,
+            ],
+            resultType: .objectIDs)
+        #expect(try fixture.coordinator.execute(request).objectIDs == Array(books[2...]))
+        let records = try fixture.store.records(for: books)
+        #expect(books.map { records[$0]?.version } == [1, 1, 2, 2, 2])
+        #expect(books.map { records[$0]?.attributes["pages"] } == [100, 200, 301, 401, 501].map { .integer($0) })
+        #expect(books.map { records[$0]?.attributes["price"] } == [1, 2, 6, 8, 10].map { .decimal(Decimal($0)) })
+        #expect(books.map { records[$0]?.attributes["rating"] } == [nil, nil, .double(3), .double(4), .double(5)])
+        #expect(books.map { records[$0]?.attributes["title"] } == ["b1", "b2", "B3", "B4", "B5"].map { .string($0) })
+        #expect(books.map { records[$0]?.attributes["inPrint"] } == [true, true, false, false, false].map { .bool($0) })
+        try fixture.verifyStored { context throws in
+            #expect(try context.count(for: FetchRequest(entityName: "Book", predicate: try FetchPredicate(format: "title BEGINSWITH 'B' AND rating >= 4"))) == 2)
+        }
+    }
+
+    @Test(arguments: StoreKind.all)
+    func expressionsBreakingARuleChangeNothing(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        let books = try fiveBooks(fixture)
+        let before = try fixture.snapshot()
+        func refused(_ key: String, _ format: String) throws -> StrataError? {
+            expectError(.validationFailed) {
+                _ = try fixture.coordinator.execute(BatchUpdateRequest(entityName: "Book", propertiesToUpdate: [key: try FetchExpression(format: format)]))
+            }
+        }
+        // A fraction is not an integer; 7 / 2 is 3.5 (as NSExpression divides).
+        let fraction = try refused("pages", "pages / 7 + 1")
+        #expect(fraction?.failures.map(\.objectID) == books)
+        #expect(fraction?.failures.first?.message.hasPrefix("the expression gives 15.28") == true, "\(String(describing: fraction))")
+        #expect(fraction?.failures.first?.message.hasSuffix("which an int32 attribute cannot hold") == true)
+        // Out of the attribute's range, and a required value removed.
+        let range = try refused("pages", "pages * 10000000")
+        #expect(range?.failures.map(\.objectID) == Array(books[2...]))
+        #expect(try refused("title", "nil + 1")?.failures.map(\.code) == Array(repeating: .missingValue, count: 5))
+        #expect(try fixture.snapshot() == before)
+        let unknown = expectError(.invalidPredicate) {
+            _ = try fixture.coordinator.execute(BatchUpdateRequest(entityName: "Book", propertiesToUpdate: ["pages": try FetchExpression(format: "pagse + 1")]))
+        }
+        #expect(unknown?.message.contains("did you mean 'pages'") == true, "\(String(describing: unknown))")
+        let aggregate = expectError(.invalidPredicate) {
+            _ = try fixture.coordinator.execute(BatchUpdateRequest(entityName: "Book", propertiesToUpdate: ["pages": try FetchExpression(format: "@sum.pages")]))
+        }
+        #expect(aggregate?.message.hasPrefix("the batch update sets 'pages' to an aggregate of the matching objects") == true)
+        #expect(try fixture.snapshot() == before)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func expressionsBreakingUniquenessChangeNothing(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.inheritance)
+        _ = try fixture.coordinator.execute(BatchInsertRequest(entityName: "User", objects: [["email": "x@a", "handle": "Ann"], ["email": "y@a", "handle": "ANN"], ["email": "z@a", "handle": "bo"]]))
+        let before = try fixture.snapshot()
+        let error = expectError(.validationFailed) {
+            _ = try fixture.coordinator.execute(BatchUpdateRequest(entityName: "User", propertiesToUpdate: ["email": try FetchExpression(format: "lowercase:(handle)")]))
+        }
+        #expect(error?.failures.map(\.code).contains(.notUnique) == true, "\(String(describing: error))")
+        #expect(try fixture.snapshot() == before)
+        // Values that stay distinct are fine, and a key path of another attribute is an expression.
+        _ = try fixture.coordinator.execute(BatchUpdateRequest(entityName: "User", propertiesToUpdate: ["handle": try FetchExpression(format: "email")]))
+        try fixture.verifyStored { context throws in
+            #expect(try context.all("User", by: "email").map { $0["handle"] as? String } == ["x@a", "y@a", "z@a"])
+        }
+    }
 }

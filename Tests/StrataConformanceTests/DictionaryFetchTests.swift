@@ -48,6 +48,44 @@ import Testing
         }
     }
 
+    /// `@median` and `@stddev` (`median:`, `stddev:`) of groups, as the evaluator computes them on
+    /// every store (SQLite through its `strata_aggregate`): nil values left out, nil for a group
+    /// with no value, a decimal median of decimals, doubles otherwise.
+    @Test(arguments: StoreKind.all)
+    func medianAndStandardDeviationPerGroup(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        _ = try FetchTests.populate(fixture)
+        var request = Self.request(
+            [.key("author.name"), .median("rating"), .median("price"), .median("pages"), .standardDeviation("rating"),
+             ExpressionDescription(name: "spread", expression: .function(.stddev, [.key("pages")]))],
+            groupBy: ["author.name"])
+        try fixture.verifyStored { context throws in
+            let rows = try context.fetchDictionaries(request)
+            #expect(rows.map { $0["author.name"] } == [Self.string(nil), Self.string("Ursula"), Self.string("Zed"), Self.string("anne"), Self.string("Émile")])
+            #expect(rows.map { $0["@median.rating"] } == [2.0, (4.5 + 4.1) / 2, 3.5, nil, 4.3].map(Self.double))
+            // Of decimals, a decimal (the mean of the middle two, exact); of integers, a double.
+            #expect(rows.map { $0["@median.price"] } == [Self.decimal("0.5"), Self.decimal("8.745"), Self.decimal("100"), .attribute(nil), Self.decimal("12")])
+            #expect(rows.map { $0["@median.pages"] } == [2, 285.5, 99.5, nil, 592].map(Self.double))
+            // Population standard deviations: 0 for one value, nil for none.
+            #expect(rows.map { $0["spread"] } == [0, 101.5, 0.5, nil, 0].map(Self.double))
+            let ratings = rows.map { row -> Double? in
+                if case .attribute(.double(let value)?)? = row["@stddev.rating"] { return value }
+                return nil
+            }
+            #expect(ratings[0] == 0 && ratings[2] == 0 && ratings[3] == nil && ratings[4] == 0)
+            #expect(abs((ratings[1] ?? 0) - 0.2) < 1e-12)
+        }
+        request.havingPredicate = try FetchPredicate(format: "spread > 0.25")
+        request.expressionsToFetch = [.key("author.name"), ExpressionDescription(name: "spread", expression: .function(.stddev, [.key("pages")]))]
+        try fixture.verifyStored { context throws in
+            #expect(try context.fetchDictionaries(request).map { $0["author.name"] } == [Self.string("Ursula"), Self.string("Zed")])
+        }
+        let strings = expectError(.invalidPredicate) { _ = try fixture.context().fetchDictionaries(Self.request([.median("title")])) }
+        #expect(strings?.message == "'@median.title' takes numbers, not string values")
+        let inKeyPath = expectError(.invalidPredicate) { _ = try fixture.context().fetchDictionaries(Self.request([.key("author.books.@median.pages")])) }
+        #expect(inKeyPath?.message.hasPrefix("unknown collection operator '@median'") == true)
+    }
+
     @Test(arguments: StoreKind.all)
     func havingSortAndWindowOfGroups(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.catalog)

@@ -47,6 +47,37 @@ import Testing
         }
     }
 
+    /// A delete of many objects, one of which another context changed after this one read it:
+    /// the whole save is refused, naming that object, and every object stays (the SQLite
+    /// store deletes rows a hundred per statement and checks their versions after).
+    @Test(arguments: StoreKind.all)
+    func aDeleteOfManyWithOneChangedElsewhereDeletesNothing(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        let setup = fixture.context()
+        for page in 1...250 { _ = try setup.make("Book", ["title": "b\(page)", "pages": page]) }
+        try setup.save()
+        let deleting = fixture.context()
+        let books = try deleting.all("Book", by: "pages")
+        #expect(books.count == 250)
+        let other = fixture.context()
+        let changed = try other.existingObject(with: books[180].objectID)
+        changed["pages"] = 1000
+        try other.save()
+        for book in books { deleting.delete(book) }
+        let error = expectError(.mergeConflict) { try deleting.save() }
+        #expect(error?.failureSet == [Failure(.conflict, books[180].objectID, nil)])
+        try fixture.verifyStored { context throws in
+            #expect(try context.all("Book", by: "title").count == 250)
+        }
+        // Without the conflict, every one goes.
+        deleting.refresh(books[180], mergeChanges: false)
+        deleting.delete(books[180])
+        try deleting.save()
+        try fixture.verifyStored { context throws in
+            #expect(try context.all("Book", by: "title").isEmpty)
+        }
+    }
+
     @Test(arguments: StoreKind.all)
     func deletedElsewhereIsAConflict(_ kind: StoreKind) throws {
         let (fixture, id, a, b, first, second) = try Self.setUp(kind)

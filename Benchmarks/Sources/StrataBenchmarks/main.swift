@@ -14,7 +14,9 @@ import StrataSQLite
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 100_000
 /// `--only store` (or raw, grdb, context) runs one contender, for profiling; `--only library`
 /// times the store's save of a library of books (see ``strataLibrary()``); `--only batch` runs
-/// the batch requests' table alone (Batch.swift).
+/// the batch requests' table alone (Batch.swift); `--only context-fetch` times the context's
+/// fetch-all alone, five times, in a function of its own (`contextFetchAll`) for profilers
+/// (`valgrind --tool=callgrind --toggle-collect='*contextFetchAll*'`).
 let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
 let changed = count / 10
 
@@ -448,6 +450,25 @@ func fill(_ object: ManagedObject, with row: Row) {
     print("phases: delete fetch \(deleteFetch) delete \(deleteTime) save \(deleteSave)")
 }
 
+/// The context's fetch-all, as ``strataContext()`` times it.
+@MainActor @inline(never) func contextFetchAll(_ coordinator: PersistentStoreCoordinator) throws {
+    let context = ManagedObjectContext(coordinator: coordinator)
+    let objects = try context.fetch(FetchRequest(entityName: "Record"))
+    for object in objects { if object["quantity"] != nil { sink &+= 1 } }
+}
+
+/// `--only context-fetch`: the context's fetch-all alone, after a store is filled.
+@MainActor func contextFetchOnly() throws {
+    let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: StoreTypeRegistry([SQLiteStoreFactory()]))
+    try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: temporaryFile("strata-context.sqlite"))))
+    let context = ManagedObjectContext(coordinator: coordinator)
+    for row in rows { fill(try context.insertObject(entityName: "Record"), with: row) }
+    try context.save()
+    for _ in 0..<5 {
+        print(String(format: "fetch all + materialise %.1f ms", try measure { try contextFetchAll(coordinator) }))
+    }
+}
+
 /// Through a coordinator and a managed object context, as an app uses it.
 @MainActor func strataContext() throws -> [Operation: Double] {
     let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: StoreTypeRegistry([SQLiteStoreFactory()]))
@@ -464,11 +485,7 @@ func fill(_ object: ManagedObject, with row: Row) {
         }
         try context.save()
     }
-    results[.fetchAll] = try measure {
-        let context = ManagedObjectContext(coordinator: coordinator)
-        let objects = try context.fetch(FetchRequest(entityName: "Record"))
-        for object in objects { if object["quantity"] != nil { sink &+= 1 } }
-    }
+    results[.fetchAll] = try measure { try contextFetchAll(coordinator) }
     results[.filtered] = try measure {
         for _ in 0..<filteredRepeats {
             let context = ManagedObjectContext(coordinator: coordinator)
@@ -500,6 +517,11 @@ if only == "library" {
 }
 if only == "batch" {
     try batchReport()
+    exit(0)
+}
+if only == "context-fetch" {
+    try contextFetchOnly()
+    removeTemporaryFiles()
     exit(0)
 }
 if let only {

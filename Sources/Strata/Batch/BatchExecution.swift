@@ -13,7 +13,13 @@ package enum BatchExecution {
         try retryingConflicts { () throws(StrataError) in
             switch request.operation {
             case .update(let values):
-                let changes = updating(try store.fetch(request.fetch), with: values)
+                let records = try store.fetch(request.fetch)
+                var computed: [ObjectID: [String: AttributeValue?]] = [:]
+                if let expressions = request.computed {
+                    let rows = try expressions.rows(records.sorted { DictionaryPlan.inKeyOrder($0.objectID, $1.objectID) }, from: store)
+                    computed = try BatchExpressions.values(rows, entity: expressions.plan.entity)
+                }
+                let changes = updating(records, with: values, computed: computed)
                 _ = try store.saveChanges(changes)
                 return StoreBatchOutcome(matched: changes.updated.map(\.objectID))
             case .delete:
@@ -41,13 +47,20 @@ package enum BatchExecution {
 
     /// The changeset that sets `values` on each of `records` (in primary-key order), writing
     /// only those attributes.
-    package static func updating(_ records: [StoreRecord], with values: [String: AttributeValue?]) -> StoreChangeset {
+    package static func updating(
+        _ records: [StoreRecord], with values: [String: AttributeValue?], computed: [ObjectID: [String: AttributeValue?]] = [:]
+    ) -> StoreChangeset {
         var updated = records.sorted { $0.objectID < $1.objectID }
+        var keys = Set(values.keys)
         for index in updated.indices {
             for (name, value) in values { updated[index].attributes[name] = value }
+            for (name, value) in computed[updated[index].objectID] ?? [:] {
+                updated[index].attributes[name] = value
+                keys.insert(name)
+            }
         }
         var changes = StoreChangeset(updated: updated)
-        changes.changedKeys = Array(repeating: Set(values.keys), count: updated.count)
+        changes.changedKeys = Array(repeating: keys, count: updated.count)
         return changes
     }
 

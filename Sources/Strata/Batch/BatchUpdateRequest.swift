@@ -9,7 +9,15 @@
 /// ```
 ///
 /// Values are constants (plain Swift values as ``BatchInsertRequest`` takes them; `nil` or
-/// `NSNull` removes the value) for attributes only; relationships cannot be set.
+/// `NSNull` removes the value) or expressions of each object's own values, as Core Data takes
+/// `NSExpression`s: `["price": try FetchExpression(format: "price * 1.1")]`, `count + 1`,
+/// `lowercase:(name)`, another attribute, `author.name`, `sum:(items.amount)`. Every expression
+/// is computed from the values before the update (as SQL's `UPDATE … SET` does), by the store —
+/// in SQL on SQLite, by the evaluator on the others, with the same results — then converted to
+/// the attribute's type (a number to another kind only when nothing is lost: 3.0, not 3.5, for
+/// an integer) and checked as a constant is; a value that cannot be converted refuses the
+/// request (`outOfRange`, naming the object). An aggregate of the matching objects (`@sum.price`)
+/// is refused. Attributes only; relationships cannot be set.
 ///
 /// Unlike Core Data, the model's rules are enforced: a value an attribute's rules refuse
 /// (required, range, length, pattern) refuses the whole request, listing each matching object
@@ -27,7 +35,8 @@ public struct BatchUpdateRequest {
     public var entityName: String
     /// Which objects to update; nil for all of them.
     public var predicate: FetchPredicate?
-    /// The new values, by attribute name.
+    /// The new values, by attribute name: constants, or ``FetchExpression``s of each object's
+    /// values.
     public var propertiesToUpdate: [String: Any?]
     /// Whether objects of the entity's subentities are updated too (the default).
     public var includesSubentities: Bool

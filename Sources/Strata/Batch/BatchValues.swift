@@ -82,3 +82,83 @@ enum BatchValues {
         return [ValidationFailure(code: violation.code, objectID: objectID, key: attribute.name, message: violation.message)]
     }
 }
+
+extension BatchValues {
+    /// Where each key of a batch insert's dictionaries goes: its position in the entity's
+    /// attribute layout (found by comparing small strings, not by hashing: see
+    /// ``AttributeValues/Layout/position(of:)``), checked to be a stored attribute the first
+    /// time it is seen.
+    struct Slots {
+        struct Slot {
+            var position: Int
+            var type: AttributeType
+        }
+
+        let entity: EntityDescription
+        private let layout: AttributeValues.Layout
+        /// The type of each position's attribute once checked.
+        private var types: [AttributeType?]
+
+        init(entity: EntityDescription) {
+            self.entity = entity
+            layout = entity.attributeLayout
+            types = Array(repeating: nil, count: layout.count)
+        }
+
+        /// The slot of `key`.
+        /// - Throws: `unknownProperty` for a key that is not a stored attribute.
+        mutating func slot(_ key: String) throws(StrataError) -> Slot {
+            if let position = layout.position(of: key), let type = types[position] { return Slot(position: position, type: type) }
+            let attribute = try BatchValues.attribute(key, of: entity, request: "batch insert")
+            let position = layout.position(of: key)!
+            types[position] = attribute.type
+            return Slot(position: position, type: attribute.type)
+        }
+    }
+
+    /// The value of an attribute of `type` when `value` is a plain Swift value of its kind (a
+    /// `String` for a string, an `Int`, `Int64` or `Int32` for an integer or a floating-point
+    /// attribute, a `Double`, `Bool`, `Date`, `Decimal` or `UUID`), normalised as a managed
+    /// object's `setValue` normalises it; nil for anything else, which ``convert(_:for:entity:transformers:place:)``
+    /// takes. The existential is opened rather than cast: a checked cast from `Any` cost more
+    /// than the rest of the value's insert.
+    static func plain(_ value: Any, as type: AttributeType) -> AttributeValue? {
+        opened(value, type)
+    }
+
+    private static func opened<T>(_ value: T, _ type: AttributeType) -> AttributeValue? {
+        switch type {
+        case .string:
+            return T.self == String.self ? .string(unsafeBitCast(value, to: String.self)) : nil
+        case .int16, .int32, .int64, .double, .float, .decimal:
+            let integer: Int64
+            if T.self == Int.self {
+                integer = Int64(unsafeBitCast(value, to: Int.self))
+            } else if T.self == Int64.self {
+                integer = unsafeBitCast(value, to: Int64.self)
+            } else if T.self == Int32.self {
+                integer = Int64(unsafeBitCast(value, to: Int32.self))
+            } else if T.self == Double.self {
+                let double = unsafeBitCast(value, to: Double.self)
+                switch type {
+                case .double: return .double(double)
+                case .float: return .float(Float(double))
+                default: return nil
+                }
+            } else if T.self == Decimal.self {
+                return type == .decimal ? .decimal(unsafeBitCast(value, to: Decimal.self)) : nil
+            } else {
+                return nil
+            }
+            return ManagedObject.normalize(.integer(integer), to: type)
+        case .bool:
+            return T.self == Bool.self ? .bool(unsafeBitCast(value, to: Bool.self)) : nil
+        case .date:
+            return T.self == Date.self ? .date(unsafeBitCast(value, to: Date.self)) : nil
+        case .uuid:
+            return T.self == UUID.self ? .uuid(unsafeBitCast(value, to: UUID.self)) : nil
+        case .binary, .uri, .transformable:
+            return nil
+        }
+    }
+}

@@ -42,27 +42,18 @@ extension PersistentStoreCoordinator {
         }
         var defaults = entity.attributeDefaults.laidOut(by: entity.attributeLayout)
         for position in entity.transientAttributePositions { defaults[position: position] = nil }
-        // Each key's position and type, looked up once for the whole request (not the
-        // attribute's description, whose copy per value would cost more than the value).
-        var slots: [String: (position: Int, type: AttributeType)] = [:]
-        var records: [StoreRecord] = []
-        records.reserveCapacity(request.objects.count)
+        var rows: [AttributeValues] = []
+        rows.reserveCapacity(request.objects.count)
         var failures: [ValidationFailure] = []
         // New objects have no IDs yet: failures name a placeholder, and the object's position.
         let placeholder = ObjectID(temporaryFor: entity.name)
+        var slots = BatchValues.Slots(entity: entity)
         for (index, object) in request.objects.enumerated() {
             var values = defaults
             for (key, value) in object {
-                let slot: (position: Int, type: AttributeType)
-                if let known = slots[key] {
-                    slot = known
-                } else {
-                    let attribute = try BatchValues.attribute(key, of: entity, request: "batch insert")
-                    slot = (entity.attributeLayout.position(of: key)!, attribute.type)
-                    slots[key] = slot
-                }
-                if slot.type != .transformable, let plain = ManagedObject.plainAttributeValue(value), ManagedObject.fits(plain, slot.type) {
-                    values[position: slot.position] = ManagedObject.normalize(plain, to: slot.type)
+                let slot = try slots.slot(key)
+                if let plain = BatchValues.plain(value, as: slot.type) {
+                    values[position: slot.position] = plain
                 } else {
                     values[position: slot.position] = try BatchValues.convert(
                         value, for: entity.attribute(named: key)!, entity: entity.name, transformers: attributeTransformers, place: "object \(index)")
@@ -71,15 +62,34 @@ extension PersistentStoreCoordinator {
             let before = failures.count
             entity.attributeFailures(of: values, objectID: placeholder, into: &failures)
             for failure in before..<failures.count { failures[failure].message = "(object \(index) of the batch insert) " + failures[failure].message }
-            records.append(StoreRecord(objectID: placeholder, attributes: values))
+            rows.append(values)
         }
         guard failures.isEmpty else {
             throw StrataError(.validationFailed, "the batch insert was refused: \(failures.count) problem\(failures.count == 1 ? "" : "s") found; nothing was written", failures: failures)
         }
         let store = try store(forEntity: entity.name)
-        let keys = try store.allocatePrimaryKeys(rootEntity: entity.rootName, count: records.count)
         let scope = ObjectID(entityName: entity.name, storeIdentifier: store.storeIdentifier, primaryKey: 0)
-        for index in records.indices { records[index].objectID = ObjectID(scope: scope, primaryKey: keys[index]) }
+        // The store's own way: keys and rows in one transaction, then what observers and the
+        // result need. A uniqueness constraint it refuses (nil) is reported by the save below.
+        if let keys = try store.insertBatch(StoreBatchInsert(entityName: entity.name, objects: rows)) {
+            broadcast {
+                var saved: [ObjectID: StoreRecord] = [:]
+                saved.reserveCapacity(keys.count)
+                for (key, values) in zip(keys, rows) {
+                    let id = ObjectID(scope: scope, primaryKey: key)
+                    saved[id] = StoreRecord(objectID: id, attributes: values, version: 1)
+                }
+                return SaveNotification(inserted: Set(saved.keys), updated: [], deleted: [], changedKeys: [:], records: saved, sourceContext: context)
+            }
+            logger.debug("saved", metadata: ["inserted": "\(keys.count)", "updated": "0", "deleted": "0"])
+            let ids = request.resultType == .objectIDs ? keys.map { ObjectID(scope: scope, primaryKey: $0) } : []
+            return BatchResult(resultType: request.resultType, count: keys.count, objectIDs: ids)
+        }
+        let keys = try store.allocatePrimaryKeys(rootEntity: entity.rootName, count: rows.count)
+        var records: [StoreRecord] = []
+        records.reserveCapacity(rows.count)
+        for (key, values) in zip(keys, rows) { records.append(StoreRecord(objectID: ObjectID(scope: scope, primaryKey: key), attributes: values)) }
+        rows = []
         // Keys the store handed out: another process may take them before the save, which then
         // gives these objects the next free ones, as it does a context's inserts.
         let saved: StoreSaveResult
@@ -127,10 +137,15 @@ extension PersistentStoreCoordinator {
             throw StrataError(.invalidData, "the batch update of '\(entity.name)' sets nothing: give propertiesToUpdate at least one attribute")
         }
         var values: [String: AttributeValue?] = [:]
+        var expressions: [String: FetchExpression] = [:]
         var broken: [ValidationFailure] = []
         let placeholder = ObjectID(temporaryFor: entity.name)
         for key in request.propertiesToUpdate.keys.sorted() {
             let attribute = try BatchValues.attribute(key, of: entity, request: "batch update")
+            if let expression = request.propertiesToUpdate[key]!.flatMap({ $0 as? FetchExpression }) {
+                expressions[key] = expression
+                continue
+            }
             let value = try BatchValues.convert(request.propertiesToUpdate[key]!, for: attribute, entity: entity.name, transformers: attributeTransformers, place: "'\(key)'")
             values[key] = value
             broken += BatchValues.failures(of: value, for: attribute, objectID: placeholder)
@@ -149,10 +164,11 @@ extension PersistentStoreCoordinator {
                 })
             }
         }
-        let operation = StoreBatchRequest(fetch: fetch, operation: .update(values), listsObjects: listsObjects(request.resultType, from: context))
+        var operation = StoreBatchRequest(fetch: fetch, operation: .update(values), listsObjects: listsObjects(request.resultType, from: context))
+        if !expressions.isEmpty { operation.computed = try BatchExpressions.request(expressions, entity: entity, schema: schema, fetch: fetch) }
         let outcome = try run(operation, on: store)
         forgetCachedRows(outcome, fetch)
-        let keys = Set(values.keys)
+        let keys = Set(values.keys).union(expressions.keys)
         let matched = outcome.matched
         let notification = { () -> SaveNotification in
             var changedKeys: [ObjectID: Set<String>] = [:]
@@ -208,7 +224,8 @@ extension PersistentStoreCoordinator {
 
     /// Runs a batch operation the store's own way, or else through its fetch and save.
     private func run(_ operation: StoreBatchRequest, on store: any PersistentStore) throws(StrataError) -> StoreBatchOutcome {
-        if let outcome = try store.executeBatch(operation) { return outcome }
+        // Expressions only to a store that computes them; others fetch and save.
+        if operation.computed == nil || store is any ComputesBatchUpdates, let outcome = try store.executeBatch(operation) { return outcome }
         return try BatchExecution.execute(operation, on: store, schema: schema)
     }
 

@@ -18,6 +18,11 @@ public struct StoreBatchRequest: Sendable {
     /// The coordinator asks for the list when anyone will read it: observers of its saves, the
     /// executing context, a request for object IDs.
     public var listsObjects: Bool
+    /// For an update that sets attributes to expressions (``BatchUpdateRequest``): the
+    /// dictionary fetch of the matching objects whose columns are the object and, by attribute
+    /// name, each new value (``BatchExpressions``). Only stores of this package are given such a
+    /// request (``ComputesBatchUpdates``); others are run through their fetch and save.
+    package var computed: StoreDictionaryRequest?
 
     public init(fetch: StoreFetchRequest, operation: Operation, listsObjects: Bool = true) {
         self.fetch = fetch
@@ -25,6 +30,10 @@ public struct StoreBatchRequest: Sendable {
         self.listsObjects = listsObjects
     }
 }
+
+/// A store whose ``PersistentStore/executeBatch(_:)`` computes the expressions of a batch
+/// update (``StoreBatchRequest/computed``).
+package protocol ComputesBatchUpdates: PersistentStore {}
 
 /// What a store did for a ``StoreBatchRequest``.
 public struct StoreBatchOutcome: Sendable {
@@ -61,4 +70,23 @@ extension PersistentStore {
     /// No way of its own: the coordinator fetches the matching records, plans the change and
     /// saves it as one changeset (``BatchExecution``).
     public func executeBatch(_ request: StoreBatchRequest) throws(StrataError) -> StoreBatchOutcome? { nil }
+}
+
+/// New objects of one concrete entity as a store's ``PersistentStore/insertBatch(_:)`` sees
+/// them: attribute values laid out by the entity's layout (defaults filled in), checked against
+/// the model's rules by the coordinator; no relationships; version 1.
+public struct StoreBatchInsert: Sendable {
+    public var entityName: String
+    /// One entry per object, laid out by the entity's ``EntityDescription/attributeLayout``.
+    public var objects: [AttributeValues]
+
+    public init(entityName: String, objects: [AttributeValues]) {
+        self.entityName = entityName
+        self.objects = objects
+    }
+}
+
+extension PersistentStore {
+    /// No way of its own: the coordinator allocates keys and saves records.
+    public func insertBatch(_ batch: StoreBatchInsert) throws(StrataError) -> [Int64]? { nil }
 }

@@ -250,6 +250,8 @@ extension DictionaryPlan {
         case (.integer(let v), .decimal): return .decimal(Decimal(v))
         case (.integer(let v), .double): return .double(Double(v))
         case (.integer(let v), .float): return .float(Float(v))
+        // The median of booleans (as 0 and 1) is a double, as SQL reads it back.
+        case (.bool(let v), .double): return .double(v ? 1 : 0)
         case (.double(let v), .float): return .float(Float(v))
         case (.null, _), (.array, _), (.object, _): return nil
         case (.bool(let v), _): return .bool(v)

@@ -317,12 +317,13 @@ struct KeyPathResolver {
                 guard let aggregate = AggregateFunction(function), arguments.count == 1, case .keyPath(let path) = arguments[0],
                       let first = path.first, !first.hasPrefix("@")
                 else {
-                    throw StrataError(.invalidPredicate, "the column '\(name)' has '\(expression)'; in a column, sum:, count:, min:, max: and average: take one key path")
+                    throw StrataError(.invalidPredicate, "the column '\(name)' has '\(expression)'; in a column, sum:, count:, min:, max:, average:, median: and stddev: take one key path")
                 }
                 try PredicateLimit.check(path)
                 // Through a to-many relationship: each object's members — counted and summed as
                 // the predicate language does, a nil collection (through a nil to-one) as empty.
                 if path.count > 1, !path.contains(where: { $0.hasPrefix("@") }), case .members = try value(Array(path.dropLast())) {
+                    guard aggregate.isCollectionOperator else { throw unsupported(expression, name: name) }
                     let member = try value(path.dropLast() + [aggregate.rawValue, path.last!])
                     return aggregate == .sum ? .orZero(.value(member)) : .value(member)
                 }
@@ -371,6 +372,13 @@ struct KeyPathResolver {
             return .int64
         case .minimum, .maximum:
             return type
+        case .median, .standardDeviation:
+            switch type {
+            case .int16, .int32, .int64, .bool, .double, .float: return .double
+            case .decimal: return function == .median ? .decimal : .double
+            default:
+                throw StrataError(.invalidPredicate, "'\(text)' takes numbers, not \(type) values")
+            }
         case .sum, .average:
             switch type {
             case .int16, .int32, .int64, .bool: return function == .sum ? .int64 : .double
@@ -392,7 +400,7 @@ struct KeyPathResolver {
         while index < path.count {
             let key = path[index]
             if key.hasPrefix("@") {
-                guard let function = AggregateFunction(rawValue: key) else {
+                guard let function = AggregateFunction(rawValue: key), function.isCollectionOperator else {
                     throw StrataError(.invalidPredicate, "unknown collection operator '\(key)' in '\(text)'; use @count, @sum, @avg, @min or @max")
                 }
                 if function == .count {

@@ -24,6 +24,10 @@
 ///   predicates use); nil when there is no value.
 /// - `@min` and `@max` have the type of their attribute, follow the sort order (NaN after every
 ///   number), and are nil when there is no value.
+/// - `@median` (`median:(price)`) is the middle value in order, or the mean of the two middle
+///   ones: a decimal for decimals, else a double; `@stddev` (`stddev:(price)`) is the population
+///   standard deviation, a double. Both are nil when there is no value, and group aggregates
+///   only (not operators inside a key path, as in Foundation).
 /// - nil values are left out of every aggregate.
 public struct ExpressionDescription: Sendable, Hashable, CustomStringConvertible {
     /// The key of the value in each result dictionary, and the name a `havingPredicate` and the
@@ -76,6 +80,17 @@ public struct ExpressionDescription: Sendable, Hashable, CustomStringConvertible
         aggregate(.maximum, keyPath, as: name)
     }
 
+    /// `@median.keyPath` over the objects of each group (`median:(keyPath)`).
+    public static func median(_ keyPath: String, as name: String? = nil) -> ExpressionDescription {
+        aggregate(.median, keyPath, as: name)
+    }
+
+    /// `@stddev.keyPath` over the objects of each group (`stddev:(keyPath)`): the population
+    /// standard deviation.
+    public static func standardDeviation(_ keyPath: String, as name: String? = nil) -> ExpressionDescription {
+        aggregate(.standardDeviation, keyPath, as: name)
+    }
+
     /// An aggregate over the objects of each group: `@op.keyPath`, named so unless `name` is given.
     public static func aggregate(_ function: AggregateFunction, _ keyPath: String?, as name: String? = nil) -> ExpressionDescription {
         let path = [function.rawValue] + (keyPath.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) } ?? [])
@@ -95,6 +110,18 @@ public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
     case average = "@avg"
     case minimum = "@min"
     case maximum = "@max"
+    /// The middle value of a group's non-nil numbers in order; for an even count the mean of the
+    /// two middle ones (`median:` of the predicate language). A double, or a decimal for decimals.
+    case median = "@median"
+    /// The population standard deviation of a group's non-nil numbers (`stddev:`), a double.
+    case standardDeviation = "@stddev"
+
+    /// Whether the operator may stand inside a key path (`books.@max.price`), as Foundation's
+    /// collection operators may; `@median` and `@stddev` only aggregate groups (`@median.price`,
+    /// `median:(price)`), and in predicates are the functions `median:` and `stddev:`.
+    package var isCollectionOperator: Bool {
+        self != .median && self != .standardDeviation
+    }
 
     /// The aggregate a function of the predicate language stands for (`sum:` is `@sum`); nil
     /// for the others.
@@ -105,6 +132,8 @@ public enum AggregateFunction: String, Sendable, Hashable, CaseIterable {
         case .average: self = .average
         case .min: self = .minimum
         case .max: self = .maximum
+        case .median: self = .median
+        case .stddev: self = .standardDeviation
         default: return nil
         }
     }

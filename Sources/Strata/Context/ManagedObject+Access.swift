@@ -123,6 +123,14 @@ extension ManagedObject {
     }
 
     public func value(forKey key: String) -> Any? {
+        // The common case first: an attribute that is not transformable, read by position
+        // without copying its description or looking its name up twice.
+        let layout = attributeValues.layout
+        if let position = layout.position(of: key), let types = layout.types, types[position] != .transformable {
+            fulfillFault()
+            if attributeValues.layout === layout { return attributeValues[position: position].map(Self.swiftValue) }
+            return attributeValues[key].map(Self.swiftValue)
+        }
         switch property(key) {
         case .attribute(let attribute):
             fulfillFault()

@@ -17,6 +17,10 @@ public struct Attribute<Value> {
         self.key = key
     }
 
+    /// The attribute's key path, for predicates and sort descriptors: `\Book.$title`
+    /// (``PropertyPath``).
+    public var projectedValue: AttributePath<Value> { AttributePath(keys: [key]) }
+
     @available(*, unavailable, message: "@Attribute works only on ManagedObject subclasses")
     public var wrappedValue: Value {
         get { fatalError("unavailable") }
@@ -61,6 +65,10 @@ public struct Relationship<Destination: ManagedObject> {
         self.key = key
     }
 
+    /// The relationship's key path, for predicates and sort descriptors: `\Book.$author`,
+    /// `\Book.$author.$name` (``PropertyPath``).
+    public var projectedValue: ToOnePath<Destination> { ToOnePath(keys: [key]) }
+
     @available(*, unavailable, message: "@Relationship works only on ManagedObject subclasses")
     public var wrappedValue: Destination? {
         get { fatalError("unavailable") }
@@ -99,6 +107,9 @@ public struct ToMany<Collection: Sequence> where Collection.Element: ManagedObje
     public init(_ key: String) {
         self.key = key
     }
+
+    /// The relationship's key path, for predicates: `\Author.$books.count` (``PropertyPath``).
+    public var projectedValue: ToManyPath<Collection.Element> { ToManyPath(keys: [key]) }
 
     @available(*, unavailable, message: "@ToMany works only on ManagedObject subclasses")
     public var wrappedValue: Collection {

@@ -16,7 +16,7 @@ enum AttributeKeyPath {
     ///   such a property's value unchanged) of a subclass bound to an entity.
     static func key<Root: ManagedObject>(of keyPath: PartialKeyPath<Root>) -> String {
         guard let key = probe(keyPath) else {
-            preconditionFailure("\(keyPath) is not an @Attribute property of \(Root.self): predicates and sort descriptors from key paths take the attributes a subclass declares with @Attribute (for a key path through a relationship, use FetchExpression.key(\"a.b\"))")
+            preconditionFailure("\(keyPath) is not an @Attribute property of \(Root.self): predicates and sort descriptors from key paths take the attributes a subclass declares with @Attribute (the projected key path, \\\(Root.self).$name, is checked at compile time and reaches through relationships: \\Book.$author.$name)")
         }
         return key
     }

@@ -13,8 +13,11 @@
 /// let order = FetchSortDescriptor(\Book.year, ascending: false)
 /// ```
 /// They make the same ``FetchPredicate`` as `FetchPredicate(format: "year > 1900 AND NOT title ==
-/// 'Dune'")`. The key paths are the properties a subclass declares with `@Attribute`; for paths
-/// through relationships use ``FetchExpression/key(_:)-(String)`` with a dotted string.
+/// 'Dune'")`. The key paths are the properties a subclass declares with `@Attribute`, found by
+/// reading the key path on a probe object at run time: a key path of another property compiles
+/// and traps (Swift's key paths do not say which property they read). The projected forms
+/// (``PropertyPath``: `\Book.$year > 1900`, `\Book.$author == ann`, `\Book.$author.$name`) are
+/// checked by the compiler instead, and reach through relationships.
 extension FetchExpression {
     /// The attribute a typed property reads: `.key(\Book.title)` is `title`.
     ///

@@ -92,17 +92,30 @@ struct PredicateParser {
     mutating func parse() throws -> FetchPredicate {
         try advance()
         let predicate = try parseOr()
+        try finish(expecting: "AND, OR or the end of the predicate")
+        return predicate
+    }
+
+    /// Checks that the format ends here and used every argument.
+    private func finish(expecting expected: String) throws {
         if token.kind == .rightParen {
             throw error(.unexpectedToken, at: token.start, "unmatched ')'")
         }
-        guard token.kind == .end else { throw unexpected("AND, OR or the end of the predicate") }
+        guard token.kind == .end else { throw unexpected(expected) }
         if argumentsUsed < arguments.count {
             throw error(
                 .wrongArgumentCount, at: lexer.scalars.count,
                 "\(Self.count(arguments.count, "argument")) given but the format uses \(argumentsUsed)"
             )
         }
-        return predicate
+    }
+
+    /// A whole format that is one expression (``FetchExpression/init(format:_:)``).
+    mutating func parseStandaloneExpression() throws -> FetchExpression {
+        try advance()
+        let expression = try parseExpression(expecting: "an expression")
+        try finish(expecting: "an operator or the end of the expression")
+        return expression
     }
 
     // MARK: Predicates

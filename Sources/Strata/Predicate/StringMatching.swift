@@ -48,22 +48,25 @@ package enum StringMatching {
     /// Whether every byte of the string is ASCII (which is always in NFC), eight bytes at a time.
     package static func isASCII(_ string: String) -> Bool {
         var string = string
-        return string.withUTF8 { bytes in
-            var index = 0
-            var high: UInt64 = 0
-            if let base = bytes.baseAddress {
-                let raw = UnsafeRawPointer(base)
-                while index + 8 <= bytes.count {
-                    high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                    index += 8
-                }
+        return string.withUTF8(isASCII)
+    }
+
+    /// Whether every byte is ASCII, eight bytes at a time.
+    package static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        var high: UInt64 = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index += 8
             }
-            while index < bytes.count {
-                high |= UInt64(bytes[index])
-                index += 1
-            }
-            return high & 0x8080_8080_8080_8080 == 0
         }
+        while index < bytes.count {
+            high |= UInt64(bytes[index])
+            index += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 
     package static func beginsWith(_ string: String, _ prefix: String, _ options: ComparisonOptions) -> Bool {

@@ -1,7 +1,7 @@
 /// Batch updates and deletes on an atomic store: one pass over the records under the store's
 /// write lock (and the file's, rebasing onto another process's save as any save does), checked
 /// as a save is, then one write of the file.
-extension AtomicStore {
+extension AtomicStore: ComputesBatchUpdates {
     public func executeBatch(_ request: StoreBatchRequest) throws(StrataError) -> StoreBatchOutcome? {
         // Nothing matches in what this store holds: nothing to write (a fetch answers from the
         // same records).
@@ -10,7 +10,11 @@ extension AtomicStore {
             let matches = try Self.matching(request.fetch, in: base, schema: schema)
             switch request.operation {
             case .update(let values):
-                let changes = BatchExecution.updating(matches, with: values)
+                var computed: [ObjectID: [String: AttributeValue?]] = [:]
+                if let expressions = request.computed {
+                    computed = try BatchExpressions.values(try expressions.rows(matches, evaluator: Self.evaluator(base, schema)), entity: expressions.plan.entity)
+                }
+                let changes = BatchExecution.updating(matches, with: values, computed: computed)
                 let applied = try Self.apply(changes, to: base, allocated: [:], schema: schema, rebasing: rebasing)
                 return (applied.contents, StoreBatchOutcome(matched: changes.updated.map(\.objectID)))
             case .delete:

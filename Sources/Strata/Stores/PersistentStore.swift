@@ -59,6 +59,11 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// all-or-nothing; nil when it has none, and the coordinator runs it through ``fetch(_:)``
     /// and ``save(_:beforeCommit:)`` (the default).
     func executeBatch(_ request: StoreBatchRequest) throws(StrataError) -> StoreBatchOutcome?
+    /// Inserts new objects of one concrete entity the store's own way, all-or-nothing, with
+    /// their keys allocated in the same transaction (``StoreBatchInsert``); nil when it has none,
+    /// or when a uniqueness constraint refused the rows (nothing written), and the coordinator
+    /// saves them as records (the default).
+    func insertBatch(_ batch: StoreBatchInsert) throws(StrataError) -> [Int64]?
 }
 
 /// Opens stores of one type and reads their metadata; a coordinator is given one per type.

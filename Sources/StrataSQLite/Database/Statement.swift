@@ -198,7 +198,7 @@ package final class Statement {
         withText(index) { bytes in
             // ASCII (most text) is valid UTF-8: decoded without the validating initializer's
             // slower path.
-            bytes.allSatisfy { $0 < 0x80 } ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+            StringMatching.isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
         }
     }
 

@@ -144,7 +144,10 @@ extension PredicateCompiler {
             // A number: the average of decimals is a decimal (exact), of other numbers a double.
             case .avg: return .scalar(ScalarSQL(sql: call, kind: .number, nullable: true))
             case .min, .max: return .scalar(ScalarSQL(sql: call, kind: scalar.kind, nullable: true))
-            case .median, .stddev, .count: throw Unsupported(reason: "the aggregate \(function.rawValue) of a group")
+            // The middle value of its kind (of an odd count) or a mean: a number.
+            case .median: return .scalar(ScalarSQL(sql: call, kind: .number, nullable: true))
+            case .stddev: return .scalar(ScalarSQL(sql: call, kind: .double, nullable: true))
+            case .count: throw Unsupported(reason: "the aggregate \(function.rawValue) of a group")
             }
         }
     }

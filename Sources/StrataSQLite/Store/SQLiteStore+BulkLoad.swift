@@ -13,16 +13,7 @@ extension SQLiteStore: BulkLoadingStore {
         try checkWritable()
         return try pool.write { (database) throws(StrataError) -> Bool in
             database.clearLastError()
-            // Statement and savepoint journals (the content of pages before each statement, so
-            // that it alone can be undone) in memory, set outside the transaction: in temporary
-            // files they were more page writes than the store itself (10,000 for a 2,700-page
-            // load).
-            // (Not on a connection inside a transaction already — a migration's, whose temporary
-            // tables a change of temp_store would drop.)
-            let journalsInMemory = !database.isInTransaction
-            if journalsInMemory { try database.execute("PRAGMA temp_store = MEMORY") }
-            defer { if journalsInMemory { try? database.execute("PRAGMA temp_store = DEFAULT") } }
-            return try writeTransaction(database) { () throws(StrataError) -> Bool in
+            return try writeTransaction(database, journalsInMemory: true) { () throws(StrataError) -> Bool in
                 guard try holdsNoRow(database) else { return false }
                 try database.execute("SAVEPOINT \"strata_bulk_load\"")
                 let session = BulkLoad(store: self, database: database)
@@ -131,7 +122,7 @@ extension SQLiteStore: BulkLoadingStore {
         static let rowsPerInsert = 32
 
         /// An `INSERT … VALUES (…)` of one row made an insert of ``rowsPerInsert`` rows.
-        private static func repeated(_ insert: String, parameters: Int) -> String {
+        static func repeated(_ insert: String, parameters: Int) -> String {
             let row = "(" + Array(repeating: "?", count: parameters).joined(separator: ", ") + ")"
             return insert + String(repeating: ", " + row, count: rowsPerInsert - 1)
         }
@@ -346,34 +337,8 @@ extension SQLiteStore: BulkLoadingStore {
 
         /// Binds one row of an insert, its parameters after `base`.
         private func bind(_ entity: Entity, key: Int64, values: AttributeValues, to insert: Statement, from base: Int32, toOneKey: (Int) -> Int64?) throws(StrataError) {
-            let layout = entity.layout
-            try insert.bindInteger(key, at: base + 1)
-            var parameter = base + 2
-            if layout.table.hasEntityColumn {
-                try insert.bindText(layout.entity.name, at: parameter)
-                parameter += 1
-            }
-            try insert.bindInteger(1, at: parameter)
-            parameter += 1
-            var binder = AttributeBinder(attributes: values)
-            for (offset, written) in layout.writtenValues.enumerated() {
-                switch written {
-                case .toOneKey:
-                    if let position = entity.toOnePositions[offset], let destination = toOneKey(position) {
-                        try insert.bindInteger(destination, at: parameter)
-                    } else {
-                        try insert.bind(.null, at: parameter)
-                    }
-                case .toOneEntity:
-                    try insert.bind(.null, at: parameter)
-                default:
-                    try binder.bind(written, to: insert, at: parameter)
-                }
-                parameter += 1
-            }
-            for _ in layout.insertedOrders {
-                try insert.bind(.null, at: parameter)
-                parameter += 1
+            try SQLiteStore.bindNewRow(key, values, entity.layout, to: insert, from: base) { offset in
+                entity.toOnePositions[offset].flatMap(toOneKey)
             }
         }
 

@@ -43,7 +43,7 @@ extension SQLiteStore {
     }
 
     /// One column's value from a row.
-    private func read(_ reader: ColumnReader, _ row: Statement, _ table: TableLayout) throws(StrataError) -> PropertyValue {
+    func read(_ reader: ColumnReader, _ row: Statement, _ table: TableLayout) throws(StrataError) -> PropertyValue {
         switch reader {
         case .value(let index, let kind, let type):
             return .attribute(DictionaryPlan.attributeValue(ValueCodec.decode(row.value(at: index), as: kind), type))

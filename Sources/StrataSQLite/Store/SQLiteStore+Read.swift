@@ -310,6 +310,9 @@ struct RecordDecoder {
     let store: SQLiteStore
     let table: TableLayout
     private var lastEntity: EntityLayout?
+    /// An ID of `lastEntity`'s objects, from which the next row's ID is made without looking
+    /// the entity's and the store's names up again.
+    private var lastScope: (entity: EntityLayout, id: ObjectID)?
 
     init(store: SQLiteStore, table: TableLayout) {
         self.store = store
@@ -367,9 +370,14 @@ struct RecordDecoder {
             }
             toOne[relationship.name] = ObjectID(entityName: name, storeIdentifier: store.storeIdentifier, primaryKey: row.int64(relationship.column))
         }
-        var record = StoreRecord(
-            objectID: ObjectID(entityName: entity.entity.name, storeIdentifier: store.storeIdentifier, primaryKey: key),
-            attributes: attributes, toOne: toOne, version: version)
+        let id: ObjectID
+        if let lastScope, lastScope.entity === entity {
+            id = ObjectID(scope: lastScope.id, primaryKey: key)
+        } else {
+            id = ObjectID(entityName: entity.entity.name, storeIdentifier: store.storeIdentifier, primaryKey: key)
+            lastScope = (entity, id)
+        }
+        var record = StoreRecord(objectID: id, attributes: attributes, toOne: toOne, version: version)
         record.lazyToMany = entity.lazyToMany
         return record
     }

@@ -246,8 +246,18 @@ public final class SQLiteStore: PersistentStore {
     /// another store into the file with SQLite's backup API, which other connections see (as
     /// they should), but whose rows have the versions and keys of another store — an update
     /// of this store's object 7 at version 1 would overwrite the other store's object 7.
-    func writeTransaction<T>(_ database: Database, _ body: () throws(StrataError) -> T) throws(StrataError) -> T {
-        try database.transaction(immediate: true) { () throws(StrataError) in
+    ///
+    /// With `journalsInMemory`, statement and savepoint journals (the content of pages before
+    /// each statement, so that it alone can be undone) are kept in memory, set outside the
+    /// transaction: in temporary files they were more page writes than the rows themselves for
+    /// statements of many rows (a bulk load's, a batch insert's). Not on a connection inside a
+    /// transaction already — a migration's, whose temporary tables a change of temp_store would
+    /// drop.
+    func writeTransaction<T>(_ database: Database, journalsInMemory: Bool = false, _ body: () throws(StrataError) -> T) throws(StrataError) -> T {
+        let inMemory = journalsInMemory && !database.isInTransaction
+        if inMemory { try database.execute("PRAGMA temp_store = MEMORY") }
+        defer { if inMemory { try? database.execute("PRAGMA temp_store = DEFAULT") } }
+        return try database.transaction(immediate: true) { () throws(StrataError) in
             try checkNotReplaced(database)
             return try body()
         }

@@ -155,11 +155,13 @@ struct DictionaryGenerator {
         for index in 0..<Int.random(in: groupBy.isEmpty ? 1...3 : 0...3, using: &random) {
             let name = "a\(index)"
             let column: ExpressionDescription
-            switch Int.random(in: 0..<6, using: &random) {
+            switch Int.random(in: 0..<8, using: &random) {
             case 0: column = .count(random.chance(0.5) ? nil : random.pick(Self.values + Self.objects), as: name)
             case 1: column = .sum(random.pick(Self.numbers), as: name)
             case 2: column = .average(random.pick(Self.numbers), as: name)
             case 3: column = .minimum(random.pick(Self.values), as: name)
+            case 4: column = .median(random.pick(Self.numbers), as: name)
+            case 5: column = .standardDeviation(random.pick(Self.numbers), as: name)
             default: column = .maximum(random.pick(Self.values), as: name)
             }
             columns.append(column)

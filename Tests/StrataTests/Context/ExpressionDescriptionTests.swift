@@ -16,7 +16,11 @@ import Testing
         #expect(ExpressionDescription.maximum("year").name == "@max.year")
         #expect(ExpressionDescription(keyPath: "@avg.price") == .average("price"))
         #expect(AggregateFunction(PredicateFunction.average) == .average)
-        #expect(AggregateFunction(PredicateFunction.median) == nil)
+        #expect(AggregateFunction(PredicateFunction.median) == .median)
+        #expect(AggregateFunction(PredicateFunction.stddev) == .standardDeviation)
+        #expect(AggregateFunction(PredicateFunction.lowercase) == nil)
+        #expect(ExpressionDescription.median("price").name == "@median.price")
+        #expect(ExpressionDescription.standardDeviation("price", as: "spread").expression == .keyPath(["@stddev", "price"]))
         var request = FetchRequest(entityName: "Book")
         request.propertiesToFetch = ["title", "@count"]
         #expect(request.expressionsToFetch == [.key("title"), .count()])
