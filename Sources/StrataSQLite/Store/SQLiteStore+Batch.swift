@@ -185,7 +185,7 @@ extension SQLiteStore: ComputesBatchUpdates {
 /// transaction.
 extension SQLiteStore {
     /// Allocates the objects' keys (one `UPDATE` of the key counter), then inserts their rows,
-    /// ``SQLiteStore/BulkLoad/rowsPerInsert`` per statement (the rest one by one): version 1, no
+    /// `BulkLoad.rowsPerInsert` per statement (the rest one by one): version 1, no
     /// relationship, shadow columns from the values (a string's only when its NFC form
     /// differs). A UNIQUE index that fires rolls it all back and gives nil: the coordinator then
     /// saves the objects as records, whose save reports every violation.
