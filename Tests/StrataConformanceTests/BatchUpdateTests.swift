@@ -223,4 +223,18 @@ import Testing
             #expect(try context.all("User", by: "email").map { $0["handle"] as? String } == ["x@a", "y@a", "z@a"])
         }
     }
+
+    /// Unique values that move between objects (each email becomes another user's): the
+    /// result breaks no constraint, whatever order the objects are written in, and is saved.
+    @Test(arguments: StoreKind.all)
+    func expressionsMovingUniqueValuesBetweenObjects(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.inheritance)
+        _ = try fixture.coordinator.execute(BatchInsertRequest(entityName: "User", objects: [
+            ["email": "a", "handle": "b"], ["email": "b", "handle": "c"], ["email": "c", "handle": "d"], ["email": "d", "handle": "a"],
+        ]))
+        _ = try fixture.coordinator.execute(BatchUpdateRequest(entityName: "User", propertiesToUpdate: ["email": try FetchExpression(format: "handle")]))
+        try fixture.verifyStored { context throws in
+            #expect(try context.all("User", by: "handle").map { $0["email"] as? String } == ["a", "b", "c", "d"])
+        }
+    }
 }
