@@ -101,6 +101,30 @@ private let shelves = Models.load("""
     }
 }
 
+/// A context that read the referring object before another context gave it the reference:
+/// the deleting save looks at the object as stored, not as this context last read it.
+@Suite struct OneWayReferenceStaleReferrerTests {
+    @Test(arguments: StoreKind.all)
+    func aDeletionClearsAReferenceSetSinceTheContextReadTheReferrer(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.graph)
+        let context = fixture.context()
+        let ann = try context.make("Person", ["name": "ann"])
+        let bob = try context.make("Person", ["name": "bob"])
+        try context.save()
+        let other = fixture.context()
+        try other.existingObject(with: bob.objectID).setObject(try other.existingObject(with: ann.objectID), forKey: "mentor")
+        try other.save()
+        context.delete(ann)
+        try context.save()
+        #expect(bob.object(forKey: "mentor") == nil)
+        try fixture.verifyStored { context in
+            let people = try context.all("Person")
+            #expect(people.map { $0["name"] as? String } == ["bob"])
+            #expect(people.first?.object(forKey: "mentor") == nil)
+        }
+    }
+}
+
 /// Undoing a saved deletion of an object that others referred to through a relationship
 /// without an inverse: the save took the references away (as `nullify` does through an
 /// inverse, in the deletion's own undo group), and one undo brings back both.
