@@ -237,4 +237,24 @@ import Testing
             #expect(try context.all("User", by: "handle").map { $0["email"] as? String } == ["a", "b", "c", "d"])
         }
     }
+
+    /// An expression that gives an object or none (a to-one relationship) is not a value of an
+    /// attribute: refused for every matching object, nothing written (before, SQLite wrote nil
+    /// into a required attribute and the other stores left it, both counting the objects as
+    /// updated).
+    @Test(arguments: StoreKind.all)
+    func expressionsGivingObjectsAreRefused(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        let books = try fiveBooks(fixture)
+        let context = fixture.context()
+        try context.existingObject(with: books[0]).setObject(try context.make("Author", ["name": "ann"]), forKey: "author")
+        try context.save()
+        let before = try fixture.snapshot()
+        let error = expectError(.validationFailed) {
+            _ = try fixture.coordinator.execute(BatchUpdateRequest(entityName: "Book", propertiesToUpdate: ["title": try FetchExpression(format: "author")]))
+        }
+        #expect(error?.failures.map(\.objectID) == books)
+        #expect(error?.failures.first?.message.hasSuffix("which a string attribute cannot hold") == true, "\(String(describing: error))")
+        #expect(try fixture.snapshot() == before)
+    }
 }
