@@ -72,7 +72,12 @@ extension ManagedObjectContext {
             let refers = FetchExpression.keyPath([relationship.name]).in(Array(gone))
             var request = FetchRequest(entityName: entity, predicate: relationship.isToMany ? .any(refers) : refers)
             request.includesPendingChanges = false
-            var referrers = try fetch(request)
+            var referrers: [ManagedObject] = []
+            do {
+                referrers = try fetch(request)
+            } catch let error where error.code == .noStore {
+                // No store of this coordinator holds the referring entity: nothing to clear.
+            }
             for object in changed.values where !object.isDeleted && (object.entity.name == entity || object.entity.ancestorNames.contains(entity)) {
                 referrers.append(object)
             }
