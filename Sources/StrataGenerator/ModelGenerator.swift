@@ -58,23 +58,23 @@ public struct ModelGenerator: Sendable {
         let abstract = entity.isAbstract ? " (abstract: only its subentities have objects)" : ""
         lines.append("/// The entity `\(entity.name)` of the model '\(schema.name)'\(abstract).")
         let final = entity.subentityNames.isEmpty ? "final " : ""
-        let parent = entity.parentName.map(SwiftNames.identifier) ?? "ManagedObject"
+        let parent = entity.parentName.map(SwiftNames.identifier) ?? type("ManagedObject", of: "Strata")
         lines.append("\(modifier)\(final)class \(SwiftNames.identifier(entity.name)): \(parent) {")
-        lines.append("    \(modifier)override class var entityName: String { \(SwiftNames.literal(entity.name)) }")
+        lines.append("    \(modifier)override class var entityName: \(type("String", of: "Swift")) { \(SwiftNames.literal(entity.name)) }")
         if !attributes.isEmpty {
             lines.append("")
             for attribute in attributes {
-                lines.append("    @Attribute(\(SwiftNames.literal(attribute.name))) \(modifier)var \(SwiftNames.identifier(attribute.name)): \(swiftType(of: attribute))")
+                lines.append("    @\(type("Attribute", of: "Strata"))(\(SwiftNames.literal(attribute.name))) \(modifier)var \(SwiftNames.identifier(attribute.name)): \(swiftType(of: attribute))")
             }
         }
         if !relationships.isEmpty {
             lines.append("")
             for relationship in relationships {
                 let destination = SwiftNames.identifier(relationship.destination)
-                let (wrapper, type) = relationship.isToMany
-                    ? ("ToMany", relationship.isOrdered ? "[\(destination)]" : "Set<\(destination)>")
-                    : ("Relationship", "\(destination)?")
-                lines.append("    @\(wrapper)(\(SwiftNames.literal(relationship.name))) \(modifier)var \(SwiftNames.identifier(relationship.name)): \(type)")
+                let (wrapper, swiftType) = relationship.isToMany
+                    ? (type("ToMany", of: "Strata"), relationship.isOrdered ? "[\(destination)]" : "\(type("Set", of: "Swift"))<\(destination)>")
+                    : (type("Relationship", of: "Strata"), "\(destination)?")
+                lines.append("    @\(wrapper)(\(SwiftNames.literal(relationship.name))) \(modifier)var \(SwiftNames.identifier(relationship.name)): \(swiftType)")
             }
         }
         lines.append("}")
@@ -85,21 +85,21 @@ public struct ModelGenerator: Sendable {
     func swiftType(of attribute: AttributeDescription) -> String {
         let base: String
         switch attribute.type {
-        case .string: base = "String"
-        case .int16: base = "Int16"
-        case .int32: base = "Int32"
-        case .int64: base = "Int64"
-        case .decimal: base = "Decimal"
-        case .double: base = "Double"
-        case .float: base = "Float"
-        case .bool: base = "Bool"
-        case .date: base = "Date"
-        case .binary: base = "Data"
-        case .uuid: base = "UUID"
-        case .uri: base = "URL"
+        case .string: base = type("String", of: "Swift")
+        case .int16: base = type("Int16", of: "Swift")
+        case .int32: base = type("Int32", of: "Swift")
+        case .int64: base = type("Int64", of: "Swift")
+        case .decimal: base = type("Decimal", of: "Foundation")
+        case .double: base = type("Double", of: "Swift")
+        case .float: base = type("Float", of: "Swift")
+        case .bool: base = type("Bool", of: "Swift")
+        case .date: base = type("Date", of: "Foundation")
+        case .binary: base = type("Data", of: "Foundation")
+        case .uuid: base = type("UUID", of: "Foundation")
+        case .uri: base = type("URL", of: "Foundation")
         case .transformable:
             // Without a transformer, a transformable attribute holds the data as it is.
-            base = attribute.transformerName.map { "\(SwiftNames.typeName(forTransformer: $0)).Value" } ?? "Data"
+            base = attribute.transformerName.map { "\(SwiftNames.typeName(forTransformer: $0)).Value" } ?? type("Data", of: "Foundation")
         }
         return attribute.isOptional ? base + "?" : base
     }
@@ -124,7 +124,7 @@ public struct ModelGenerator: Sendable {
             "    \(modifier)static let versionHash = \(SwiftNames.literal(schema.versionHash))",
             "",
             "    /// Every generated class, in the order of the model.",
-            "    \(modifier)static var classes: [ManagedObject.Type] {",
+            "    \(modifier)static var classes: [\(type("ManagedObject", of: "Strata")).Type] {",
             "        [",
         ]
         for entity in schema.entities {
@@ -137,7 +137,7 @@ public struct ModelGenerator: Sendable {
                 "",
                 "    /// Registers the value transformers the model names, each an instance of the type",
                 "    /// of its name, under that name.",
-                "    \(modifier)static func registerTransformers(in coordinator: PersistentStoreCoordinator) {",
+                "    \(modifier)static func registerTransformers(in coordinator: \(type("PersistentStoreCoordinator", of: "Strata"))) {",
             ]
             for name in transformers {
                 lines.append("        coordinator.attributeTransformers.register(\(SwiftNames.typeName(forTransformer: name))(), name: \(SwiftNames.literal(name)))")
@@ -149,6 +149,12 @@ public struct ModelGenerator: Sendable {
     }
 
     // MARK: - Common parts
+
+    /// A type generated code names, with its module when an entity of the model has its name
+    /// (an entity `Relationship` or `Date` would otherwise stand for Strata's or Foundation's).
+    private func type(_ name: String, of module: String) -> String {
+        schema.entity(named: name) == nil ? name : "\(module).\(name)"
+    }
 
     private var modifier: String { access == .public ? "public " : "" }
     private var importKeyword: String { access == .public ? "public import" : "import" }

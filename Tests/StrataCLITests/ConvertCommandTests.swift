@@ -141,6 +141,22 @@ struct ConvertCommandTests {
         #expect(unknownType.status == 2)
         #expect(try workspace.listing() == ["TodoList.json", "todo.json", "todo.plist"])
     }
+
+    /// A source that refers to an object it does not hold (written before saves checked their
+    /// references, or edited by hand) is refused with what `strata check` would say, not with
+    /// a merge conflict about another save; nothing is written.
+    @Test func aSourceWithADanglingReferenceIsRefusedPlainly() throws {
+        let workspace = try Workspace.todo("sqlite")
+        try CheckCommandTests.execute(#"UPDATE "Todo" SET "location" = 9 WHERE "_pk" = 2"#, in: workspace.file("todo.sqlite"))
+        let run = try workspace.run("convert", "todo.sqlite", "copy.xml")
+        #expect(run.stderr == """
+            strata: error: the source store refers to objects it does not hold (strata check lists every problem); nothing was written
+              Todo/p2.location: refers to Location/p9, which the source store does not hold
+
+            """)
+        #expect(run.status == 1)
+        #expect(try workspace.listing() == ["TodoList.json", "todo.json", "todo.sqlite"])
+    }
 }
 
 extension Workspace {

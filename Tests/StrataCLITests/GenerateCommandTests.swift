@@ -82,6 +82,39 @@ extension GenerateCommandTests {
             public typealias ProductDimensions = CodableAttributeTransformer<[String: Double]>
             public typealias MoodColors = CodableAttributeTransformer<[String]>
             """)
+        let (status, text, count) = try Self.typecheck(workspace)
+        #expect(count == 9 + 1 + 4 + 1 + 1)
+        #expect(status == 0, "\(text)")
+        #expect(text.isEmpty, "\(text)")
+    }
+
+    /// Entities named like the types generated code names (Strata's `Relationship`,
+    /// Foundation's `Date`, Swift's `String`): those types are then written with their module,
+    /// so that the classes compile and an attribute keeps its type.
+    @Test func entitiesNamedLikeTheTypesOfGeneratedCodeCompile() throws {
+        let workspace = try Workspace(schemas: [])
+        try workspace.write("Crm.json", """
+            { "name": "Crm", "entities": [
+              { "name": "Person", "attributes": [ { "name": "name", "type": "string" }, { "name": "born", "type": "date", "optional": true } ],
+                "relationships": [ { "name": "links", "destination": "Relationship", "inverse": "person", "toMany": true } ] },
+              { "name": "Relationship", "attributes": [ { "name": "kind", "type": "string" } ],
+                "relationships": [ { "name": "person", "destination": "Person", "inverse": "links", "optional": true } ] },
+              { "name": "Date", "attributes": [ { "name": "day", "type": "int16" } ] },
+              { "name": "String", "attributes": [ { "name": "text", "type": "string" } ] }
+            ] }
+            """)
+        let run = try workspace.run("generate", "--schema", "Crm.json", "-o", "Model", "--access", "public")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(workspace.text("Model/Person.strata.swift")?.contains("@Attribute(\"born\") public var born: Foundation.Date?") == true)
+        let (status, text, count) = try Self.typecheck(workspace)
+        #expect(count == 5)
+        #expect(status == 0, "\(text)")
+        #expect(text.isEmpty, "\(text)")
+    }
+
+    /// Type-checks the workspace's `Model` folder as a module of its own with the package's
+    /// strict settings and warnings as errors: swiftc's status, its output, the number of files.
+    private static func typecheck(_ workspace: Workspace) throws -> (Int32, String, Int) {
         let swiftc = try #require(Self.swiftc, "swiftc is not on the PATH")
         let modules = try #require(StrataExecutable.url).deletingLastPathComponent().appendingPathComponent("Modules")
         let sources = try FileManager.default.contentsOfDirectory(atPath: workspace.file("Model").path).sorted().map { "Model/\($0)" }
@@ -99,8 +132,6 @@ extension GenerateCommandTests {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(sources.count == 9 + 1 + 4 + 1 + 1)
-        #expect(process.terminationStatus == 0, "\(text)")
-        #expect(text.isEmpty, "\(text)")
+        return (process.terminationStatus, text, sources.count)
     }
 }

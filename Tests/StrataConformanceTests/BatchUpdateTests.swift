@@ -223,4 +223,38 @@ import Testing
             #expect(try context.all("User", by: "email").map { $0["handle"] as? String } == ["x@a", "y@a", "z@a"])
         }
     }
+
+    /// Unique values that move between objects (each email becomes another user's): the
+    /// result breaks no constraint, whatever order the objects are written in, and is saved.
+    @Test(arguments: StoreKind.all)
+    func expressionsMovingUniqueValuesBetweenObjects(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.inheritance)
+        _ = try fixture.coordinator.execute(BatchInsertRequest(entityName: "User", objects: [
+            ["email": "a", "handle": "b"], ["email": "b", "handle": "c"], ["email": "c", "handle": "d"], ["email": "d", "handle": "a"],
+        ]))
+        _ = try fixture.coordinator.execute(BatchUpdateRequest(entityName: "User", propertiesToUpdate: ["email": try FetchExpression(format: "handle")]))
+        try fixture.verifyStored { context throws in
+            #expect(try context.all("User", by: "handle").map { $0["email"] as? String } == ["a", "b", "c", "d"])
+        }
+    }
+
+    /// An expression that gives an object or none (a to-one relationship) is not a value of an
+    /// attribute: refused for every matching object, nothing written (before, SQLite wrote nil
+    /// into a required attribute and the other stores left it, both counting the objects as
+    /// updated).
+    @Test(arguments: StoreKind.all)
+    func expressionsGivingObjectsAreRefused(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.catalog)
+        let books = try fiveBooks(fixture)
+        let context = fixture.context()
+        try context.existingObject(with: books[0]).setObject(try context.make("Author", ["name": "ann"]), forKey: "author")
+        try context.save()
+        let before = try fixture.snapshot()
+        let error = expectError(.validationFailed) {
+            _ = try fixture.coordinator.execute(BatchUpdateRequest(entityName: "Book", propertiesToUpdate: ["title": try FetchExpression(format: "author")]))
+        }
+        #expect(error?.failures.map(\.objectID) == books)
+        #expect(error?.failures.first?.message.hasSuffix("which a string attribute cannot hold") == true, "\(String(describing: error))")
+        #expect(try fixture.snapshot() == before)
+    }
 }

@@ -49,11 +49,17 @@ package enum BatchExpressions {
             guard case .toOne(let id?)? = row[objectColumn] else { continue }
             var set: [String: AttributeValue?] = [:]
             for (key, cell) in row where key != objectColumn {
-                guard let attribute = attributes.first(where: { $0.name == key }), case .attribute(let computed) = cell else { continue }
-                guard let value = converted(computed, to: attribute.type) else {
+                guard let attribute = attributes.first(where: { $0.name == key }) else { continue }
+                // An object or none (a relationship's) is no attribute's value.
+                guard case .attribute(let computed) = cell, let value = converted(computed, to: attribute.type) else {
+                    let given = switch cell {
+                    case .attribute(let computed): computed.map { "\($0)" } ?? "nil"
+                    case .toOne(let object): object.map { "the object \($0)" } ?? "no object"
+                    case .toMany(let objects): "\(objects.count) object\(objects.count == 1 ? "" : "s")"
+                    }
                     failures.append(ValidationFailure(
                         code: .outOfRange, objectID: id, key: key,
-                        message: "the expression gives \(computed.map { "\($0)" } ?? "nil"), which \(BatchValues.article(attribute.type)) \(attribute.type.rawValue) attribute cannot hold"))
+                        message: "the expression gives \(given), which \(BatchValues.article(attribute.type)) \(attribute.type.rawValue) attribute cannot hold"))
                     continue
                 }
                 failures += BatchValues.failures(of: value, for: attribute, objectID: id)

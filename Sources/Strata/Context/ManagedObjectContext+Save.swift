@@ -66,12 +66,18 @@ extension ManagedObjectContext {
             let targets = deleted.filter { $0.entity.name == relationship.destination || $0.entity.ancestorNames.contains(relationship.destination) }
             guard !targets.isEmpty else { continue }
             let gone = Set(targets.map(\.objectID))
-            // The stored objects that refer to them as saved, and this context's changed
-            // objects; each is looked at as it is now.
+            // The stored objects that refer to them as saved (fetched whole, so that an
+            // unchanged object this context read before the reference was saved is brought up
+            // to date), and this context's changed objects; each is looked at as it is now.
             let refers = FetchExpression.keyPath([relationship.name]).in(Array(gone))
             var request = FetchRequest(entityName: entity, predicate: relationship.isToMany ? .any(refers) : refers)
             request.includesPendingChanges = false
-            var referrers = try fetchObjectIDs(request).map(materialize)
+            var referrers: [ManagedObject] = []
+            do {
+                referrers = try fetch(request)
+            } catch let error where error.code == .noStore {
+                // No store of this coordinator holds the referring entity: nothing to clear.
+            }
             for object in changed.values where !object.isDeleted && (object.entity.name == entity || object.entity.ancestorNames.contains(entity)) {
                 referrers.append(object)
             }

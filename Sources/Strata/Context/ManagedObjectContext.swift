@@ -490,7 +490,12 @@ public final class ManagedObjectContext {
                 let key = relationships[position].name
                 if relationships[position].isToMany {
                     for id in object.memberIDs(at: position) where deleted.contains(id) {
-                        if let member = registry.object(for: id) { object.removeObject(member, forKey: key) }
+                        if let member = registry.object(for: id) {
+                            object.removeObject(member, forKey: key)
+                        } else {
+                            // A member known by its ID only: no object of it has a side to update.
+                            change { primitiveRemove(object, position, id) }
+                        }
                     }
                 } else if let id = object.toOneID(at: position), deleted.contains(id) {
                     object.setObject(nil, forKey: key)

@@ -171,6 +171,14 @@ public enum StoreConverter {
             counts[entity.name] = records.count
         }
         progress?(done, total)
+        // Every object is inserted: a reference to one outside the copy is the source's own
+        // (written before saves checked references, or by hand), not another save's deletion.
+        let dangling = changes.writtenReferences(storeIdentifier: identifier)
+        guard dangling.isEmpty else {
+            throw StrataError(
+                .corruptStore, "the source store refers to objects it does not hold (strata check lists every problem); nothing was written",
+                failures: dangling.map { ValidationFailure(code: .conflict, objectID: $0.source, key: $0.key, message: "refers to \($0.target), which the source store does not hold", relatedObjectID: $0.target) })
+        }
         _ = try destination.save(changes)
         if !metadata.custom.isEmpty { try destination.setCustomMetadata(metadata.custom) }
         writer.removeStore(destination)

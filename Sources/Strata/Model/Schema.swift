@@ -203,7 +203,6 @@ public struct Schema: Sendable, Hashable {
         entityIndex[name].map { entities[$0] }
     }
 
-    /// The entity and all its descendants, in model order (what a fetch of `name` covers).
     /// Relationships without an inverse, each with the entity that declares it (subentities
     /// inherit it), in model order: nothing on their destination's side knows of their
     /// references, so deleting a destination must look for them.
@@ -218,6 +217,7 @@ public struct Schema: Sendable, Hashable {
         return found
     }
 
+    /// The entity and all its descendants, in model order (what a fetch of `name` covers).
     public func entityAndDescendants(of name: String) -> [EntityDescription] {
         guard let start = entityIndex[name] else { return [] }
         // Down the subentity lists: as many steps as there are entities in the result.

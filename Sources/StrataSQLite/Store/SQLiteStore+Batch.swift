@@ -137,7 +137,11 @@ extension SQLiteStore: ComputesBatchUpdates {
         if let outcome { return outcome }
         // The UNIQUE index fired: nothing was written. Which objects break which constraint.
         let changes = BatchExecution.updating(Array(try records(for: newValues.keys.sorted()).values), with: values, computed: newValues)
-        throw StrataError(.validationFailed, "the save would break a uniqueness constraint", failures: uniquenessViolations(changes))
+        let violations = uniquenessViolations(changes)
+        // Unique values that move between objects fire the index row by row, yet the result
+        // breaks nothing: the coordinator's path saves them (the save clears them first).
+        guard !violations.isEmpty else { return nil }
+        throw StrataError(.validationFailed, "the save would break a uniqueness constraint", failures: violations)
     }
 
     /// The UPDATE of a batch update, and the uniqueness violations when its UNIQUE index fires.
