@@ -109,6 +109,16 @@ extension ManagedObjectContext {
         return body()
     }
 
+    /// Runs changes as part of the last undo group (a save's consequences of a change made
+    /// before it), or as a group of their own when there is none.
+    func continuingLastChange<T>(_ body: () -> T) -> T {
+        processPendingMerges()
+        guard let undoManager else { return body() }
+        undoManager.reopenLastGroup()
+        defer { undoManager.endGroup() }
+        return body()
+    }
+
     // MARK: - Attributes and relationships
 
     func setAttribute(_ object: ManagedObject, _ key: String, _ value: AttributeValue?) {

@@ -81,7 +81,9 @@ extension ManagedObjectContext {
             for object in changed.values where !object.isDeleted && (object.entity.name == entity || object.entity.ancestorNames.contains(entity)) {
                 referrers.append(object)
             }
-            change {
+            // In the undo group of the last change (usually the deletion): one undo brings the
+            // object and the references to it back together, as for `nullify` on an inverse.
+            continuingLastChange {
                 for referrer in referrers where !referrer.isDeleted {
                     referrer.fulfillFault()
                     if relationship.isToMany {

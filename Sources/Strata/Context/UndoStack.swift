@@ -43,6 +43,17 @@ public final class UndoStack {
         depth += 1
     }
 
+    /// Opens the last group again, so that what is registered until ``endGroup()`` is undone
+    /// with it; a new group when there is none, or one is open.
+    func reopenLastGroup() {
+        guard depth == 0, replaying == nil, let last = undoGroups.popLast() else {
+            beginGroup()
+            return
+        }
+        openGroup = last
+        depth = 1
+    }
+
     func endGroup() {
         depth -= 1
         guard depth == 0, let group = openGroup else { return }
