@@ -72,7 +72,7 @@ package struct BatchDeletePlan {
         deleted = deletedRecords.map { ($0.objectID, $0.version) }
 
         // Relationships without an inverse: the objects that refer to deleted ones lose them.
-        let deletedEntities = Set(deletedRecords.map(\.objectID.entityName))
+        let deletedEntities = schema.oneWayRelationships.isEmpty ? [] : Set(deletedRecords.map(\.objectID.entityName))
         for (entity, relationship) in schema.oneWayRelationships(into: deletedEntities) {
             let targets = deletedRecords.map(\.objectID).filter { id in
                 id.entityName == relationship.destination

@@ -354,7 +354,7 @@ extension SQLiteStore {
     /// (saved by another save since the deleting context looked for them); join rows to them
     /// went with the deletion.
     private func references(toDeleted deletions: [Target], _ database: Database) throws(StrataError) -> [StoreChangeset.WrittenReference] {
-        guard !deletions.isEmpty else { return [] }
+        guard !deletions.isEmpty, !layout.schema.oneWayRelationships.isEmpty else { return [] }
         let relationships = layout.schema.oneWayRelationships(into: Set(deletions.map(\.entity.entity.name))).filter { !$0.relationship.isToMany }
         var found: [StoreChangeset.WrittenReference] = []
         for (entity, relationship) in relationships {
