@@ -133,7 +133,7 @@ enum PlistFile {
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            throw StrataError(.storeIO, "cannot read '\(url.path)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot read '\(url.path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             throw StrataError(.storeIO, "cannot read '\(url.path)': it is not a regular file")
@@ -146,7 +146,7 @@ enum PlistFile {
             let result = read(descriptor, buffer.baseAddress! + done, size - done)
             if result < 0 {
                 if errno == EINTR { continue }
-                throw StrataError(.storeIO, "cannot read '\(url.path)': \(String(cString: strerror(errno)))")
+                throw StrataError(.storeIO, "cannot read '\(url.path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
             }
             if result == 0 { break }
             done += result

@@ -44,7 +44,7 @@ final class BinaryPlistWriter {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             buffer.deallocate()
-            throw StrataError(.storeIO, "cannot create '\(url.path)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot create '\(url.path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         sink = .file(descriptor: descriptor, path: url.path)
     }
@@ -225,7 +225,7 @@ final class BinaryPlistWriter {
         if case .file(let descriptor, let path) = sink {
             sink = .memory
             if close(descriptor) != 0, failure == nil {
-                failure = StrataError(.storeIO, "cannot close '\(path)': \(String(cString: strerror(errno)))")
+                failure = StrataError(.storeIO, "cannot close '\(path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
             }
         }
         if let failure { throw failure }
@@ -330,7 +330,7 @@ final class BinaryPlistWriter {
                 let result = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
                 if result < 0 {
                     if errno == EINTR { continue }
-                    failure = StrataError(.storeIO, "cannot write '\(path)': \(String(cString: strerror(errno)))")
+                    failure = StrataError(.storeIO, "cannot write '\(path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
                     return
                 }
                 done += result

@@ -48,7 +48,7 @@ package final class XMLFileInput {
                 let result = readDescriptor(descriptor, buffer.baseAddress!, Self.capacity)
                 if result < 0 {
                     if errno == EINTR { continue }
-                    failure = StrataError(.storeIO, "cannot read '\(path)': \(String(cString: strerror(errno)))")
+                    failure = StrataError(.storeIO, "cannot read '\(path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
                     return -1
                 }
                 end = result

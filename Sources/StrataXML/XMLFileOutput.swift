@@ -26,7 +26,7 @@ final class XMLFileOutput {
         self.path = path
         descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw StrataError(.storeIO, "cannot create '\(path)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot create '\(path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         buffer = .allocate(byteCount: Self.capacity, alignment: 1)
     }
@@ -71,7 +71,7 @@ final class XMLFileOutput {
         let result = close(descriptor)
         descriptor = -1
         guard result == 0 else {
-            throw StrataError(.storeIO, "cannot finish writing '\(path)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot finish writing '\(path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
     }
 
@@ -81,7 +81,7 @@ final class XMLFileOutput {
             let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                failure = StrataError(.storeIO, "cannot write '\(path)': \(String(cString: strerror(errno)))")
+                failure = StrataError(.storeIO, "cannot write '\(path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
                 return false
             }
             offset += written

@@ -203,7 +203,12 @@ final class XMLStoreReader: SAXRefusing {
         if let failure { throw failure }
         if stoppedAfterMetadata { return }
         if result != 0 || parser.pointee.wellFormed == 0 {
-            throw corrupt("malformed XML", line: Int(xmlSAX2GetLineNumber(parser)), column: Int(xmlSAX2GetColumnNumber(parser)))
+            var error = corrupt("malformed XML", line: Int(xmlSAX2GetLineNumber(parser)), column: Int(xmlSAX2GetColumnNumber(parser)))
+            let last = parser.pointee.lastError
+            error.cause = StrataError.Cause(
+                domain: .libxml2, code: last.code,
+                message: last.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "")
+            throw error
         }
     }
 
@@ -336,6 +341,7 @@ final class XMLStoreReader: SAXRefusing {
     func parserError(_ message: String, line: Int, column: Int) {
         guard !failed else { return }
         failure = corrupt("malformed XML: \(message)", line: line, column: column)
+        failure?.cause = StrataError.Cause(domain: .libxml2, code: parser?.pointee.lastError.code ?? 0, message: message)
     }
 
     // MARK: - Elements

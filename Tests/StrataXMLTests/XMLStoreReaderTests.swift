@@ -118,6 +118,10 @@ func startTagEnd(of marker: String, in text: String) -> Strata.SourceLocation {
         #expect(error?.message == "malformed XML: Opening and ending tag mismatch: databaseInfo line 2 and database")
         #expect(error?.location == Strata.SourceLocation(line: 3, column: 14))
         #expect(error?.description.hasSuffix("store.xml:3:14: malformed XML: Opening and ending tag mismatch: databaseInfo line 2 and database") == true)
+        // libxml2's own error underneath: XML_ERR_TAG_NAME_MISMATCH.
+        #expect(error?.cause?.domain == .libxml2)
+        #expect(error?.cause?.code == 76)
+        #expect(error?.cause?.message == "Opening and ending tag mismatch: databaseInfo line 2 and database")
     }
 
     @Test func undefinedEntityIsAnError() throws {

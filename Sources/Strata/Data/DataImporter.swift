@@ -208,7 +208,7 @@ public final class DataImporter {
         let name = file ?? url.path
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw StrataError(.storeIO, "cannot read the data file '\(Echo.value(name))': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot read the data file '\(Echo.value(name))': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         defer { close(descriptor) }
         var status = stat()

@@ -1,47 +1,73 @@
+internal import Foundation
+
 /// An error from the object graph, a coordinator or a store: a code to match on, a message for
 /// the person at the terminal, and the context that locates the problem.
 public struct StrataError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable, Codable {
+    /// What kind of error it is. Codes are values, not the cases of an enum (as swift-nio's
+    /// error codes are): a version of Strata may add codes without breaking a `switch` over
+    /// them, which takes a `default`. Each code's `rawValue` is its name, as in JSON output.
+    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        init(_ name: String) {
+            self.rawValue = name
+        }
+
+        public var description: String { rawValue }
+
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+
         /// A save found objects that break the model's rules; `failures` lists every one.
-        case validationFailed
+        public static let validationFailed = Code("validationFailed")
         /// A save would overwrite rows changed since they were read (optimistic locking).
-        case mergeConflict
+        public static let mergeConflict = Code("mergeConflict")
         /// The model names no such entity, or the entity no such property.
-        case unknownEntity
-        case unknownProperty
+        public static let unknownEntity = Code("unknownEntity")
+        public static let unknownProperty = Code("unknownProperty")
         /// A predicate or sort refers to something the entity does not have, or is malformed, or
         /// is larger than the limits every store shares (``FetchPredicate/maximumDepth``,
         /// ``FetchPredicate/maximumKeyPathLength``), or a `MATCHES` in it could not be decided
         /// (the match exceeded the regular expression engine's limits).
-        case invalidPredicate
+        public static let invalidPredicate = Code("invalidPredicate")
         /// An object ID or URI that no store of the coordinator holds.
-        case objectNotFound
-        case invalidObjectID
+        public static let objectNotFound = Code("objectNotFound")
+        public static let invalidObjectID = Code("invalidObjectID")
         /// The store was written with a different model.
-        case incompatibleModel
+        public static let incompatibleModel = Code("incompatibleModel")
         /// The store cannot honour part of the model (capabilities).
-        case unsupportedModel
+        public static let unsupportedModel = Code("unsupportedModel")
         /// The store file is damaged, truncated or not a Strata store.
-        case corruptStore
+        public static let corruptStore = Code("corruptStore")
         /// The store file could not be read, created or written.
-        case storeIO
+        public static let storeIO = Code("storeIO")
         /// No store of this type is known, or none holds the entity.
-        case noStore
+        public static let noStore = Code("noStore")
         /// A store description, configuration file or option is invalid.
-        case invalidConfiguration
+        public static let invalidConfiguration = Code("invalidConfiguration")
         /// An import file (the JSON data format) is malformed or refers to missing objects.
-        case invalidData
+        public static let invalidData = Code("invalidData")
         /// A migration cannot be carried out as asked: a change that cannot be inferred, or
         /// data that does not allow an inferable change (objects with no value for an attribute
         /// that becomes required, duplicates under a new uniqueness constraint). The store is
         /// unchanged.
-        case migrationRefused
+        public static let migrationRefused = Code("migrationRefused")
         /// A custom migration stage threw; the store is unchanged.
-        case migrationFailed
+        public static let migrationFailed = Code("migrationFailed")
         /// A `ManagedObject` subclass given to a container or coordinator does not fit the model:
         /// its entity is missing, or a typed property names a missing property or has a type
         /// that cannot hold its values.
-        case classMismatch
+        public static let classMismatch = Code("classMismatch")
     }
 
     public var code: Code
@@ -54,9 +80,51 @@ public struct StrataError: Error, Sendable, Hashable, CustomStringConvertible {
     public var file: String?
     public var location: SourceLocation?
 
+    /// The error underneath, from the system or a library, when there is one: SQLite's result
+    /// code and message, an `errno`, libxml2's error. The message already says it in words;
+    /// the cause is for code that handles errors (a full disk, a busy database).
+    public var cause: Cause?
+
+    /// An error of the system or a library that a ``StrataError`` was made from.
+    public struct Cause: Sendable, Hashable, CustomStringConvertible {
+        /// Where ``code`` comes from: ``Domain/sqlite`` (an extended result code),
+        /// ``Domain/posix`` (an `errno`), ``Domain/libxml2`` (an `xmlParserErrors` value).
+        public var domain: Domain
+        public var code: Int32
+        /// The library's or system's own words for it.
+        public var message: String
+
+        /// A library or the system.
+        public struct Domain: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+            public let rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+            public var description: String { rawValue }
+
+            /// SQLite's (extended) result codes.
+            public static let sqlite = Domain(rawValue: "sqlite")
+            /// The C library's `errno` values.
+            public static let posix = Domain(rawValue: "posix")
+            /// libxml2's `xmlParserErrors`.
+            public static let libxml2 = Domain(rawValue: "libxml2")
+        }
+
+        public init(domain: Domain, code: Int32, message: String) {
+            self.domain = domain
+            self.code = code
+            self.message = message
+        }
+
+        /// An `errno` value, with the C library's message for it.
+        public static func posix(_ code: Int32) -> Cause {
+            Cause(domain: .posix, code: code, message: String(cString: strerror(code)))
+        }
+
+        public var description: String { "\(domain) \(code): \(message)" }
+    }
+
     public init(
         _ code: Code, _ message: String, failures: [ValidationFailure] = [], diagnostics: [Diagnostic] = [],
-        file: String? = nil, location: SourceLocation? = nil
+        file: String? = nil, location: SourceLocation? = nil, cause: Cause? = nil
     ) {
         self.code = code
         self.message = message
@@ -64,6 +132,7 @@ public struct StrataError: Error, Sendable, Hashable, CustomStringConvertible {
         self.diagnostics = diagnostics
         self.file = file
         self.location = location
+        self.cause = cause
     }
 
     public var description: String {

@@ -36,7 +36,7 @@ package enum FileLock {
         let url = lockFile(of: file)
         let descriptor = open(url.path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw StrataError(.storeIO, "cannot open the lock file '\(url.path)' that serialises writers of '\(file.lastPathComponent)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot open the lock file '\(url.path)' that serialises writers of '\(file.lastPathComponent)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         // Closing the descriptor releases the lock.
         defer { close(descriptor) }
@@ -45,7 +45,7 @@ package enum FileLock {
         var pause: Duration = .milliseconds(1)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw StrataError(.storeIO, "cannot lock '\(url.path)': \(String(cString: strerror(errno)))")
+                throw StrataError(.storeIO, "cannot lock '\(url.path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
             }
             guard clock.now < deadline else {
                 throw StrataError(.storeIO, "another process has held the lock of '\(file.path)' for more than \(timeout) (saving, or stopped mid-save); nothing was written. Try again when it is done")
@@ -88,7 +88,7 @@ package struct FileVersion: Sendable, Equatable {
         var status = stat()
         guard stat(url.path, &status) == 0 else {
             if errno == ENOENT { return nil }
-            throw StrataError(.storeIO, "cannot read the attributes of '\(url.path)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot read the attributes of '\(url.path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         return FileVersion(status)
     }
@@ -117,7 +117,7 @@ package final class HeldFile: Sendable {
     package convenience init(opening url: URL) throws(StrataError) {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
-            throw StrataError(.storeIO, "cannot open '\(url.path)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot open '\(url.path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
@@ -133,7 +133,7 @@ package final class HeldFile: Sendable {
     package func identity() throws(StrataError) -> FileVersion {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            throw StrataError(.storeIO, "cannot read the attributes of '\(path)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot read the attributes of '\(path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         return FileVersion(status)
     }

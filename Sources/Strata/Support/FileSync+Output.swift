@@ -35,7 +35,7 @@ extension FileSync {
             case S_IFCHR, S_IFIFO:
                 let descriptor = open(target.path, O_WRONLY | O_CLOEXEC)
                 guard descriptor >= 0 else {
-                    throw StrataError(.storeIO, "cannot open '\(url.relativePath)' for writing: \(String(cString: strerror(errno)))")
+                    throw StrataError(.storeIO, "cannot open '\(url.relativePath)' for writing: \(String(cString: strerror(errno)))", cause: .posix(errno))
                 }
                 defer { close(descriptor) }
                 try produce { (data) throws(StrataError) in try writeAll(data, to: descriptor, path: url.path) }
@@ -49,7 +49,7 @@ extension FileSync {
         // Private until it gets the old file's mode, as a store's replacement is.
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existing == nil ? 0o644 : 0o600)
         guard descriptor >= 0 else {
-            throw StrataError(.storeIO, "cannot write '\(url.relativePath)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot write '\(url.relativePath)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         do throws(StrataError) {
             defer { close(descriptor) }

@@ -18,7 +18,7 @@ package enum FileSync {
     package static func sync(_ url: URL) throws(StrataError) {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw StrataError(.storeIO, "cannot open '\(url.path)' to sync it: \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot open '\(url.path)' to sync it: \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         defer { close(descriptor) }
         try sync(descriptor: descriptor, path: url.path)
@@ -27,7 +27,7 @@ package enum FileSync {
     /// fsync(2) an open file.
     package static func sync(descriptor: Int32, path: String) throws(StrataError) {
         guard fsync(descriptor) == 0 else {
-            throw StrataError(.storeIO, "cannot sync '\(path)' to disk: \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot sync '\(path)' to disk: \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
     }
 
@@ -39,7 +39,7 @@ package enum FileSync {
         let result = Darwin.rename(source.path, destination.path)
         #endif
         guard result == 0 else {
-            throw StrataError(.storeIO, "cannot move the new store file over '\(destination.path)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot move the new store file over '\(destination.path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
     }
 
@@ -54,7 +54,7 @@ package enum FileSync {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let length = readlink(path, &buffer, buffer.count - 1)
             guard length >= 0 else {
-                throw StrataError(.storeIO, "cannot read the symbolic link '\(path)': \(String(cString: strerror(errno)))")
+                throw StrataError(.storeIO, "cannot read the symbolic link '\(path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
             }
             let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             path = target.hasPrefix("/")
@@ -83,7 +83,7 @@ package enum FileSync {
         var status = stat()
         guard stat(url.path, &status) == 0 else {
             if errno == ENOENT { return nil }
-            throw StrataError(.storeIO, "cannot read the attributes of '\(url.path)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot read the attributes of '\(url.path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             throw StrataError(.storeIO, "'\(url.path)' is not a regular file; a store is replaced only when it is one")
@@ -93,7 +93,7 @@ package enum FileSync {
             throw StrataError(.storeIO, "'\(url.path)' is read-only (mode \(String(mode, radix: 8))); nothing was written. Make it writable (chmod u+w) to save to it")
         }
         if faccessat(AT_FDCWD, url.path, W_OK, AT_EACCESS) != 0 {
-            throw StrataError(.storeIO, "you may not write '\(url.path)' (\(String(cString: strerror(errno)))); nothing was written. A save replaces the whole file, which it does only when you could write the file itself")
+            throw StrataError(.storeIO, "you may not write '\(url.path)' (\(String(cString: strerror(errno)))); nothing was written. A save replaces the whole file, which it does only when you could write the file itself", cause: .posix(errno))
         }
         return ExistingFile(mode: mode, owner: status.st_uid, group: status.st_gid)
     }
@@ -115,7 +115,7 @@ package enum FileSync {
         }
         // After fchown, which clears set-user-ID and set-group-ID bits.
         guard fchmod(descriptor, existing.mode) == 0 else {
-            throw StrataError(.storeIO, "cannot give the new version of '\(url.path)' the mode \(String(existing.mode, radix: 8)): \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot give the new version of '\(url.path)' the mode \(String(existing.mode, radix: 8)): \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
     }
 
@@ -123,7 +123,7 @@ package enum FileSync {
     package static func copyAttributes(_ existing: ExistingFile, toFileAt file: URL, replacing url: URL) throws(StrataError) {
         let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw StrataError(.storeIO, "cannot open '\(file.path)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot open '\(file.path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         defer { close(descriptor) }
         try copyAttributes(existing, to: descriptor, replacing: url)
@@ -136,7 +136,7 @@ package enum FileSync {
     package static func createTemporaryFile(_ url: URL, replacing existing: ExistingFile?) throws(StrataError) -> Int32 {
         let descriptor = open(url.path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, existing == nil ? 0o644 : 0o600)
         guard descriptor >= 0 else {
-            throw StrataError(.storeIO, "cannot create '\(url.path)': \(String(cString: strerror(errno)))")
+            throw StrataError(.storeIO, "cannot create '\(url.path)': \(String(cString: strerror(errno)))", cause: .posix(errno))
         }
         return descriptor
     }

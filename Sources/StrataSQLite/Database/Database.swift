@@ -72,7 +72,9 @@ package final class Database {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(db)
-            throw StrataError(Self.code(for: rc), "cannot open the SQLite database: \(message) (code \(rc))", file: path)
+            throw StrataError(
+                Self.code(for: rc), "cannot open the SQLite database: \(message) (code \(rc))", file: path,
+                cause: StrataError.Cause(domain: .sqlite, code: rc, message: message))
         }
         handle = db
         self.path = path
@@ -295,7 +297,7 @@ package final class Database {
         }
         if let sql { description += "\n  while running: \(Self.capped(sql))" }
         lastErrorCode = rc
-        return StrataError(Self.code(for: rc), description, file: path)
+        return StrataError(Self.code(for: rc), description, file: path, cause: StrataError.Cause(domain: .sqlite, code: rc, message: raw))
     }
 
     /// How many characters of a statement or message an error echoes.

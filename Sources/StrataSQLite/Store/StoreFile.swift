@@ -83,7 +83,7 @@ package enum StoreFile {
         let opened = vfs.pointee.xOpen(vfs, name, file, SQLITE_OPEN_READONLY | SQLITE_OPEN_MAIN_DB, &flags)
         guard opened == SQLITE_OK, let methods = file.pointee.pMethods else {
             if let methods = file.pointee.pMethods { _ = methods.pointee.xClose(file) }
-            throw StrataError(.storeIO, "cannot read the file: \(String(cString: sqlite3_errstr(opened))) (\(String(cString: strerror(errno))))", file: path)
+            throw StrataError(.storeIO, "cannot read the file: \(String(cString: sqlite3_errstr(opened))) (\(String(cString: strerror(errno))))", file: path, cause: .posix(errno))
         }
         defer { _ = methods.pointee.xClose(file) }
         var fileSize: sqlite3_int64 = 0
@@ -95,7 +95,9 @@ package enum StoreFile {
         if wanted > 0 {
             let read = buffer.withUnsafeMutableBytes { methods.pointee.xRead(file, $0.baseAddress, Int32(wanted), 0) }
             guard read == SQLITE_OK else {
-                throw StrataError(.storeIO, "cannot read the file: \(String(cString: sqlite3_errstr(read)))", file: path)
+                throw StrataError(
+                    .storeIO, "cannot read the file: \(String(cString: sqlite3_errstr(read)))", file: path,
+                    cause: StrataError.Cause(domain: .sqlite, code: read, message: String(cString: sqlite3_errstr(read))))
             }
         }
         return (Data(buffer.prefix(wanted)), Int(fileSize))
