@@ -16,6 +16,8 @@ public struct SQLiteStoreFactory: PersistentStoreFactory {
     }
 
     public var type: StoreType { .sqlite }
+    /// The write-ahead log, its shared-memory index and the rollback journal.
+    public var companionFileSuffixes: [String] { ["-wal", "-shm", "-journal"] }
 
     public var fileExtensions: [String] { ["sqlite", "sqlite3", "db"] }
 

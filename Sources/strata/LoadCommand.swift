@@ -75,7 +75,7 @@ struct LoadCommand: ParsableCommand {
         }
         let url = URL(fileURLWithPath: store)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).loading")
-        defer { StoreAccess.removeStoreFiles(at: temporary.path) }
+        defer { StoreAccess.removeStoreFiles(at: temporary.path, type: storeType) }
         let counts: [String: Int]
         do {
             counts = try load(inputs, schema: schema, into: temporary.path, type: storeType)

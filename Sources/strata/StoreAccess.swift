@@ -84,13 +84,14 @@ enum StoreAccess {
         throw CLIError.unreadable("\(role) '\(Echo.value(output))' is the store '\(Echo.value(store))' (or one of its files); no command writes over one of its inputs; choose another file")
     }
 
-    /// Removes a store file, the files SQLite keeps beside it and an atomic store's lock file. Only for a file no other process
-    /// can have opened (a temporary file of this process): removing a database's `-wal` while
-    /// another connection uses it loses that connection's committed transactions.
-    static func removeStoreFiles(at path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal", ".lock"] {
-            try? FileManager.default.removeItem(atPath: path + suffix)
-        }
+    /// Removes a store of `type` with the files its type keeps beside it, and its lock file.
+    /// Only for a file no other process can have opened (a temporary file of this process):
+    /// removing a database's `-wal` while another connection uses it loses that connection's
+    /// committed transactions.
+    static func removeStoreFiles(at path: String, type: StoreType) {
+        let url = URL(fileURLWithPath: path)
+        try? registry.factory(for: type).destroyStore(at: url)
+        try? FileManager.default.removeItem(at: FileLock.lockFile(of: url))
     }
 
     /// Reads a model file; an unreadable one is a usage error (2), an invalid one exits 1. An

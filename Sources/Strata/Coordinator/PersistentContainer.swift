@@ -137,14 +137,10 @@ public final class PersistentContainer: Sendable {
         case .eraseStore:
             let metadata = try? storeTypes.factory(for: description.type).metadata(at: url)
             logger.warning("erasing a store written with another model (eraseStore, a development option)", metadata: ["url": "\(url.path)", "storeModel": "\(metadata.map { "\($0.modelName) \($0.modelVersionHash.prefix(12))" } ?? "unreadable")"])
-            for suffix in ["", "-wal", "-shm", "-journal"] {
-                let path = url.path + suffix
-                guard FileManager.default.fileExists(atPath: path) else { continue }
-                do {
-                    try FileManager.default.removeItem(atPath: path)
-                } catch {
-                    throw StrataError(.storeIO, "cannot erase the store written with another model: \(error.localizedDescription)", file: path)
-                }
+            do {
+                try storeTypes.factory(for: description.type).destroyStore(at: url)
+            } catch {
+                throw StrataError(.storeIO, "cannot erase the store written with another model: \(error.message)", file: error.file, cause: error.cause)
             }
         }
     }

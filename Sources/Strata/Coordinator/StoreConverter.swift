@@ -86,9 +86,8 @@ public enum StoreConverter {
         defer {
             // The copy's own files: a SQLite copy's logs, an atomic copy's lock (no other
             // process knows its name). The copy itself is gone once renamed.
-            for suffix in ["", "-wal", "-shm", "-journal", ".lock"] {
-                try? fileManager.removeItem(atPath: temporary.path + suffix)
-            }
+            try? storeTypes.factory(for: destinationType).destroyStore(at: temporary)
+            try? fileManager.removeItem(at: FileLock.lockFile(of: temporary))
         }
         let counts = try copy(from: reader, metadata: metadata, into: temporary, type: destinationType, storeTypes: storeTypes, progress: progress)
         if fileManager.fileExists(atPath: target.path), (try? storeTypes.type(of: target)) == destinationType,
@@ -115,7 +114,8 @@ public enum StoreConverter {
             guard let existing = try FileSync.replaceableFile(at: target) else {
                 throw StrataError(.storeIO, "'\(target.path)' was removed during the conversion; the copy was not kept")
             }
-            for suffix in ["-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: target.path + suffix) {
+            let companions = (try? storeTypes.type(of: target)).flatMap { try? storeTypes.factory(for: $0).companionFileSuffixes } ?? []
+            for suffix in companions where FileManager.default.fileExists(atPath: target.path + suffix) {
                 throw StrataError(
                     .storeIO,
                     "'\(target.path)' has a '\(suffix)' file beside it: another process may have the SQLite store open, or it was not closed cleanly (its log may hold saved data). Nothing was replaced; close the other process, or open the store once with strata to fold its log in, then try again")

@@ -91,6 +91,17 @@ public protocol PersistentStoreFactory: Sendable {
     /// returns true; or returns false when this type has no such way, and the caller renames
     /// `replacement` over `destination` instead (the default).
     func replaceStoreContents(at destination: URL, from replacement: URL) throws(StrataError) -> Bool
+    /// The files a store of this type keeps beside its own, as suffixes of its path (a SQLite
+    /// store's `-wal`, `-shm` and `-journal`). Code outside the store module asks this instead
+    /// of spelling them. The default is none. (The `.lock` file that serialises the writers of
+    /// a file store is not one: it outlives the store, and removing it while another process
+    /// holds it would let two writers in.)
+    var companionFileSuffixes: [String] { get }
+    /// Removes the store at `url` with its companion files (``companionFileSuffixes``); files
+    /// that do not exist are no error. Only for a store no process has open — removing a
+    /// SQLite store's `-wal` while a connection uses it loses that connection's commits.
+    /// - Throws: `storeIO` naming the file that could not be removed.
+    func destroyStore(at url: URL) throws(StrataError)
     /// Migrates the existing store at `url` through every step of `plan`, all-or-nothing: when
     /// a step is refused or fails, or the process dies at any moment, the store is left as it
     /// was, or (once the commit point is passed) fully migrated. Primary keys are kept; the
@@ -126,6 +137,16 @@ extension PersistentStoreFactory {
     public func recognizesContent(of url: URL, header: Data) -> Bool { false }
     public func unsupportedFeatures(of schema: Schema, configurationName: String?) -> [String] { [] }
     public func replaceStoreContents(at destination: URL, from replacement: URL) throws(StrataError) -> Bool { false }
+    public var companionFileSuffixes: [String] { [] }
+    public func destroyStore(at url: URL) throws(StrataError) {
+        for path in [url.path] + companionFileSuffixes.map({ url.path + $0 }) where FileManager.default.fileExists(atPath: path) {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch {
+                throw StrataError(.storeIO, "cannot remove '\(path)': \(error.localizedDescription)", file: url.path)
+            }
+        }
+    }
     public func migrateStore(at url: URL, plan: MigrationPlan, options: [String: String], progress: MigrationProgress?) throws(StrataError) -> MigrationReport {
         throw StrataError(.unsupportedModel, "\(type) stores cannot be migrated", file: url.path)
     }
