@@ -74,10 +74,7 @@ package struct BatchDeletePlan {
         // Relationships without an inverse: the objects that refer to deleted ones lose them.
         let deletedEntities = schema.oneWayRelationships.isEmpty ? [] : Set(deletedRecords.map(\.objectID.entityName))
         for (entity, relationship) in schema.oneWayRelationships(into: deletedEntities) {
-            let targets = deletedRecords.map(\.objectID).filter { id in
-                id.entityName == relationship.destination
-                    || schema.entity(named: id.entityName)?.ancestorNames.contains(relationship.destination) == true
-            }
+            let targets = deletedRecords.map(\.objectID).filter { schema.entity(named: $0.entityName)?.isKind(of: relationship.destination) == true }
             guard !targets.isEmpty else { continue }
             let refers = FetchExpression.keyPath([relationship.name]).in(targets)
             let request = StoreFetchRequest(

@@ -63,7 +63,7 @@ extension ManagedObjectContext {
         for object in changed.values where object.isDeleted && !object.isInserted { deleted.append(object) }
         guard !deleted.isEmpty else { return }
         for (entity, relationship) in oneWay {
-            let targets = deleted.filter { $0.entity.name == relationship.destination || $0.entity.ancestorNames.contains(relationship.destination) }
+            let targets = deleted.filter { $0.entity.isKind(of: relationship.destination) }
             guard !targets.isEmpty else { continue }
             let gone = Set(targets.map(\.objectID))
             // The stored objects that refer to them as saved (fetched whole, so that an
@@ -78,7 +78,7 @@ extension ManagedObjectContext {
             } catch let error where error.code == .noStore {
                 // No store of this coordinator holds the referring entity: nothing to clear.
             }
-            for object in changed.values where !object.isDeleted && (object.entity.name == entity || object.entity.ancestorNames.contains(entity)) {
+            for object in changed.values where !object.isDeleted && object.entity.isKind(of: entity) {
                 referrers.append(object)
             }
             // In the undo group of the last change (usually the deletion): one undo brings the

@@ -231,6 +231,12 @@ public struct EntityDescription: Sendable, Hashable {
     /// The name of the root of this entity's hierarchy (itself when it has no parent).
     public var rootName: String { ancestorNames.last ?? name }
 
+    /// True when this entity is `entityName` or one of its descendants: an object of it can be
+    /// a destination of a relationship to `entityName`.
+    package func isKind(of entityName: String) -> Bool {
+        name == entityName || ancestorNames.contains(entityName)
+    }
+
     public func attribute(named name: String) -> AttributeDescription? {
         if case .attribute(let attribute) = storage.propertyIndex[name] { return attribute }
         return nil

@@ -72,7 +72,7 @@ extension Schema {
         guard !deletedEntities.isEmpty else { return [] }
         return oneWayRelationships.filter { _, relationship in
             deletedEntities.contains { name in
-                name == relationship.destination || entity(named: name)?.ancestorNames.contains(relationship.destination) == true
+                entity(named: name)?.isKind(of: relationship.destination) == true
             }
         }
     }

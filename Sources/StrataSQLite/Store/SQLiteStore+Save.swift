@@ -359,7 +359,7 @@ extension SQLiteStore {
         var found: [StoreChangeset.WrittenReference] = []
         for (entity, relationship) in relationships {
             guard let source = layout.entities[entity] else { continue }
-            let targets = deletions.filter { $0.entity.entity.name == relationship.destination || $0.entity.entity.ancestorNames.contains(relationship.destination) }
+            let targets = deletions.filter { $0.entity.entity.isKind(of: relationship.destination) }
             var byKey: [Int64: Target] = [:]
             for target in targets { byKey[target.key] = target }
             for start in stride(from: 0, to: targets.count, by: 500) {
