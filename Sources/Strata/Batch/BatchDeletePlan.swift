@@ -73,7 +73,8 @@ package struct BatchDeletePlan {
 
         // Relationships without an inverse: the objects that refer to deleted ones lose them.
         let deletedEntities = schema.oneWayRelationships.isEmpty ? [] : Set(deletedRecords.map(\.objectID.entityName))
-        for (entity, relationship) in schema.oneWayRelationships(into: deletedEntities) {
+        for oneWay in schema.oneWayRelationships(into: deletedEntities) {
+            let (entity, relationship) = (oneWay.entity, oneWay.relationship)
             let targets = deletedRecords.map(\.objectID).filter { schema.entity(named: $0.entityName)?.isKind(of: relationship.destination) == true }
             guard !targets.isEmpty else { continue }
             let refers = FetchExpression.keyPath([relationship.name]).in(targets)

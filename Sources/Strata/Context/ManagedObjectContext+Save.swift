@@ -57,12 +57,13 @@ extension ManagedObjectContext {
     /// objects are saved with the deletion. (A reference saved by another process after the
     /// fetch makes the store refuse the deletion with a merge conflict.)
     private func releaseOneWayReferences() throws(StrataError) {
-        let oneWay = coordinator.schema.oneWayRelationships
-        guard !oneWay.isEmpty else { return }
+        let relationships = coordinator.schema.oneWayRelationships
+        guard !relationships.isEmpty else { return }
         var deleted: [ManagedObject] = []
         for object in changed.values where object.isDeleted && !object.isInserted { deleted.append(object) }
         guard !deleted.isEmpty else { return }
-        for (entity, relationship) in oneWay {
+        for oneWay in relationships {
+            let (entity, relationship) = (oneWay.entity, oneWay.relationship)
             let targets = deleted.filter { $0.entity.isKind(of: relationship.destination) }
             guard !targets.isEmpty else { continue }
             let gone = Set(targets.map(\.objectID))

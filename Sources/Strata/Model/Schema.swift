@@ -28,6 +28,18 @@ public struct Schema: Sendable, Hashable {
 
     private let entityIndex: [String: Int]
 
+    /// A relationship without an inverse, with the entity that declares it (subentities
+    /// inherit it): nothing on its destination's side knows of its references, so deleting a
+    /// destination must look for them.
+    package struct OneWayRelationship: Sendable, Hashable {
+        package let entity: String
+        package let relationship: RelationshipDescription
+    }
+
+    /// Every relationship without an inverse, in model order; found once, when the model is
+    /// built (every save that deletes asks for them).
+    package let oneWayRelationships: [OneWayRelationship]
+
     /// Builds and validates a model in code, with the same rules as a model file.
     ///
     /// Entities are given with their declared properties; inheritance is resolved here.
@@ -158,6 +170,14 @@ public struct Schema: Sendable, Hashable {
         for position in entities.indices {
             entities[position].resolveInverses { name in index[name].map { resolved[$0] } }
         }
+        var oneWay: [OneWayRelationship] = []
+        for entity in entities {
+            let parent = entity.ancestorNames.first.flatMap { index[$0] }.map { entities[$0] }
+            for relationship in entity.relationships where relationship.inverse == nil && parent?.relationship(named: relationship.name) == nil {
+                oneWay.append(OneWayRelationship(entity: entity.name, relationship: relationship))
+            }
+        }
+        self.oneWayRelationships = oneWay
         self.entities = entities
         self.entityIndex = index
         self.versionHash = VersionHash.modelHash(entities: entities, modifier: draft.versionHashModifier)
@@ -201,20 +221,6 @@ public struct Schema: Sendable, Hashable {
 
     public func entity(named name: String) -> EntityDescription? {
         entityIndex[name].map { entities[$0] }
-    }
-
-    /// Relationships without an inverse, each with the entity that declares it (subentities
-    /// inherit it), in model order: nothing on their destination's side knows of their
-    /// references, so deleting a destination must look for them.
-    package var oneWayRelationships: [(entity: String, relationship: RelationshipDescription)] {
-        var found: [(entity: String, relationship: RelationshipDescription)] = []
-        for entity in entities {
-            let parent = entity.ancestorNames.first.flatMap { self.entity(named: $0) }
-            for relationship in entity.relationships where relationship.inverse == nil && parent?.relationship(named: relationship.name) == nil {
-                found.append((entity.name, relationship))
-            }
-        }
-        return found
     }
 
     /// The entity and all its descendants, in model order (what a fetch of `name` covers).

@@ -164,7 +164,8 @@ extension AtomicStore {
         guard !changes.deleted.isEmpty, !schema.oneWayRelationships.isEmpty else { return [] }
         let deleted = Set(changes.deleted.map(\.objectID))
         var found: [StoreChangeset.WrittenReference] = []
-        for (entity, relationship) in schema.oneWayRelationships(into: Set(deleted.map(\.entityName))) {
+        for oneWay in schema.oneWayRelationships(into: Set(deleted.map(\.entityName))) {
+            let (entity, relationship) = (oneWay.entity, oneWay.relationship)
             for source in schema.entityAndDescendants(of: entity) {
                 for record in contents.records[source.name]?.values ?? [:].values {
                     if let target = record.toOne[relationship.name], deleted.contains(target) {

@@ -68,11 +68,11 @@ extension StoreChangeset {
 extension Schema {
     /// The relationships without an inverse that can refer to objects of `deletedEntities`,
     /// with the entity declaring each (whose subentities inherit it).
-    package func oneWayRelationships(into deletedEntities: Set<String>) -> [(entity: String, relationship: RelationshipDescription)] {
+    package func oneWayRelationships(into deletedEntities: Set<String>) -> [OneWayRelationship] {
         guard !deletedEntities.isEmpty else { return [] }
-        return oneWayRelationships.filter { _, relationship in
+        return oneWayRelationships.filter { oneWay in
             deletedEntities.contains { name in
-                entity(named: name)?.isKind(of: relationship.destination) == true
+                entity(named: name)?.isKind(of: oneWay.relationship.destination) == true
             }
         }
     }

@@ -357,7 +357,8 @@ extension SQLiteStore {
         guard !deletions.isEmpty, !layout.schema.oneWayRelationships.isEmpty else { return [] }
         let relationships = layout.schema.oneWayRelationships(into: Set(deletions.map(\.entity.entity.name))).filter { !$0.relationship.isToMany }
         var found: [StoreChangeset.WrittenReference] = []
-        for (entity, relationship) in relationships {
+        for oneWay in relationships {
+            let (entity, relationship) = (oneWay.entity, oneWay.relationship)
             guard let source = layout.entities[entity] else { continue }
             let targets = deletions.filter { $0.entity.entity.isKind(of: relationship.destination) }
             var byKey: [Int64: Target] = [:]
