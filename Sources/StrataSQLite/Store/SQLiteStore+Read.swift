@@ -182,6 +182,21 @@ extension SQLiteStore {
     /// Batch sizes for `IN (…)` lists, so that a handful of statements covers every count.
     static let batchSizes = [1, 4, 16, 64, 256, 500]
 
+    /// Runs `body` for `keys` in batches of ``batchSizes``: a batch's placeholders (`?, ?, …`)
+    /// and its arguments, padded with its last key (which an `IN` list takes once), so that a
+    /// few prepared statements serve any number of keys.
+    static func forEachKeyBatch(_ keys: [Int64], _ body: (_ placeholders: String, _ arguments: [SQLValue]) throws(StrataError) -> Void) throws(StrataError) {
+        var start = 0
+        while start < keys.count {
+            let remaining = keys.count - start
+            let size = batchSizes.first { $0 >= remaining } ?? batchSizes.last!
+            var arguments = keys[start..<min(start + size, keys.count)].map { SQLValue.integer($0) }
+            while arguments.count < size { arguments.append(arguments[arguments.count - 1]) }
+            try body(Array(repeating: "?", count: size).joined(separator: ", "), arguments)
+            start += size
+        }
+    }
+
     public func records(for objectIDs: [ObjectID]) throws(StrataError) -> [ObjectID: StoreRecord] {
         var byTable: [String: [Int64]] = [:]
         var wanted = Set<ObjectID>()
@@ -195,16 +210,9 @@ extension SQLiteStore {
             for (root, keys) in byTable {
                 let table = layout.tables[root]!
                 var decoder = RecordDecoder(store: self, table: table)
-                var start = 0
-                while start < keys.count {
-                    let remaining = keys.count - start
-                    let size = Self.batchSizes.first { $0 >= remaining } ?? Self.batchSizes.last!
-                    let batch = keys[start..<min(start + size, keys.count)]
-                    var arguments = batch.map { SQLValue.integer($0) }
-                    while arguments.count < size { arguments.append(arguments[arguments.count - 1]) }
-                    let sql = "SELECT \(PredicateCompiler.selectList(table, alias: "t")) FROM \(quoted(root)) AS t WHERE t.\"_pk\" IN (\(Array(repeating: "?", count: size).joined(separator: ", ")))"
+                try Self.forEachKeyBatch(keys) { (placeholders, arguments) throws(StrataError) in
+                    let sql = "SELECT \(PredicateCompiler.selectList(table, alias: "t")) FROM \(quoted(root)) AS t WHERE t.\"_pk\" IN (\(placeholders))"
                     records += try database.rows(sql, arguments) { (row) throws(StrataError) in try decoder.decode(row) }
-                    start += size
                 }
             }
             return records

@@ -333,15 +333,11 @@ extension SQLiteStore {
             byTable[entity.table.name, default: []].append(reference)
         }
         for (name, references) in byTable.sorted(by: { $0.key < $1.key }) {
-            guard let table = layout.entities[references[0].target.entityName]?.table else { continue }
+            guard let table = layout.tables[name] else { continue }
             var found: Set<ObjectID> = []
-            for start in stride(from: 0, to: references.count, by: 500) {
-                let chunk = references[start..<min(start + 500, references.count)]
-                let sql = "SELECT \"_pk\"\(table.hasEntityColumn ? ", \"_entity\"" : "") FROM \(quoted(name)) WHERE \"_pk\" IN (\(repeatElement("?", count: chunk.count).joined(separator: ", ")))"
-                let rows = try database.rows(sql, chunk.map { .integer($0.target.primaryKey!) }) { row in
-                    (row.int64(0), table.hasEntityColumn ? row.text(1) : name)
-                }
-                for (key, entity) in rows {
+            try Self.forEachKeyBatch(references.map { $0.target.primaryKey! }) { (placeholders, arguments) throws(StrataError) in
+                let sql = "SELECT \"_pk\"\(table.hasEntityColumn ? ", \"_entity\"" : "") FROM \(quoted(name)) WHERE \"_pk\" IN (\(placeholders))"
+                for (key, entity) in try database.rows(sql, arguments, { row in (row.int64(0), table.hasEntityColumn ? row.text(1) : name) }) {
                     found.insert(ObjectID(entityName: entity, storeIdentifier: storeIdentifier, primaryKey: key))
                 }
             }
@@ -363,10 +359,9 @@ extension SQLiteStore {
             let targets = deletions.filter { $0.entity.entity.isKind(of: relationship.destination) }
             var byKey: [Int64: Target] = [:]
             for target in targets { byKey[target.key] = target }
-            for start in stride(from: 0, to: targets.count, by: 500) {
-                let chunk = targets[start..<min(start + 500, targets.count)]
-                let sql = "SELECT \"_pk\", \(quoted(relationship.name))\(source.table.hasEntityColumn ? ", \"_entity\"" : "") FROM \(quoted(source.table.name)) WHERE \(quoted(relationship.name)) IN (\(repeatElement("?", count: chunk.count).joined(separator: ", ")))"
-                let rows = try database.rows(sql, chunk.map { SQLValue.integer($0.key) }) { row in
+            try Self.forEachKeyBatch(targets.map(\.key)) { (placeholders, arguments) throws(StrataError) in
+                let sql = "SELECT \"_pk\", \(quoted(relationship.name))\(source.table.hasEntityColumn ? ", \"_entity\"" : "") FROM \(quoted(source.table.name)) WHERE \(quoted(relationship.name)) IN (\(placeholders))"
+                let rows = try database.rows(sql, arguments) { row in
                     (row.int64(0), row.int64(1), source.table.hasEntityColumn ? row.text(2) : source.table.name)
                 }
                 for (key, targetKey, sourceEntity) in rows {
