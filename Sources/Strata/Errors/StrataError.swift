@@ -13,10 +13,6 @@ public struct StrataError: Error, Sendable, Hashable, CustomStringConvertible {
             self.rawValue = rawValue
         }
 
-        init(_ name: String) {
-            self.rawValue = name
-        }
-
         public var description: String { rawValue }
 
         public init(from decoder: any Decoder) throws {
@@ -29,45 +25,45 @@ public struct StrataError: Error, Sendable, Hashable, CustomStringConvertible {
         }
 
         /// A save found objects that break the model's rules; `failures` lists every one.
-        public static let validationFailed = Code("validationFailed")
+        public static let validationFailed = Code(rawValue: "validationFailed")
         /// A save would overwrite rows changed since they were read (optimistic locking).
-        public static let mergeConflict = Code("mergeConflict")
+        public static let mergeConflict = Code(rawValue: "mergeConflict")
         /// The model names no such entity, or the entity no such property.
-        public static let unknownEntity = Code("unknownEntity")
-        public static let unknownProperty = Code("unknownProperty")
+        public static let unknownEntity = Code(rawValue: "unknownEntity")
+        public static let unknownProperty = Code(rawValue: "unknownProperty")
         /// A predicate or sort refers to something the entity does not have, or is malformed, or
         /// is larger than the limits every store shares (``FetchPredicate/maximumDepth``,
         /// ``FetchPredicate/maximumKeyPathLength``), or a `MATCHES` in it could not be decided
         /// (the match exceeded the regular expression engine's limits).
-        public static let invalidPredicate = Code("invalidPredicate")
+        public static let invalidPredicate = Code(rawValue: "invalidPredicate")
         /// An object ID or URI that no store of the coordinator holds.
-        public static let objectNotFound = Code("objectNotFound")
-        public static let invalidObjectID = Code("invalidObjectID")
+        public static let objectNotFound = Code(rawValue: "objectNotFound")
+        public static let invalidObjectID = Code(rawValue: "invalidObjectID")
         /// The store was written with a different model.
-        public static let incompatibleModel = Code("incompatibleModel")
+        public static let incompatibleModel = Code(rawValue: "incompatibleModel")
         /// The store cannot honour part of the model (capabilities).
-        public static let unsupportedModel = Code("unsupportedModel")
+        public static let unsupportedModel = Code(rawValue: "unsupportedModel")
         /// The store file is damaged, truncated or not a Strata store.
-        public static let corruptStore = Code("corruptStore")
+        public static let corruptStore = Code(rawValue: "corruptStore")
         /// The store file could not be read, created or written.
-        public static let storeIO = Code("storeIO")
+        public static let storeIO = Code(rawValue: "storeIO")
         /// No store of this type is known, or none holds the entity.
-        public static let noStore = Code("noStore")
+        public static let noStore = Code(rawValue: "noStore")
         /// A store description, configuration file or option is invalid.
-        public static let invalidConfiguration = Code("invalidConfiguration")
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
         /// An import file (the JSON data format) is malformed or refers to missing objects.
-        public static let invalidData = Code("invalidData")
+        public static let invalidData = Code(rawValue: "invalidData")
         /// A migration cannot be carried out as asked: a change that cannot be inferred, or
         /// data that does not allow an inferable change (objects with no value for an attribute
         /// that becomes required, duplicates under a new uniqueness constraint). The store is
         /// unchanged.
-        public static let migrationRefused = Code("migrationRefused")
+        public static let migrationRefused = Code(rawValue: "migrationRefused")
         /// A custom migration stage threw; the store is unchanged.
-        public static let migrationFailed = Code("migrationFailed")
+        public static let migrationFailed = Code(rawValue: "migrationFailed")
         /// A `ManagedObject` subclass given to a container or coordinator does not fit the model:
         /// its entity is missing, or a typed property names a missing property or has a type
         /// that cannot hold its values.
-        public static let classMismatch = Code("classMismatch")
+        public static let classMismatch = Code(rawValue: "classMismatch")
     }
 
     public var code: Code
