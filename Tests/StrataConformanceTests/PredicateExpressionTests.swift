@@ -59,6 +59,12 @@ import Testing
             (Self.parsed("author.books.@count == nil"), ["file2"]),
             (Self.parsed("sum:(author.books.pages) > 500"), ["Germinal", "Lathe of Heaven", "The Dispossessed"]),
             (Self.parsed("median:({pages, 100, 200}) == 100"), ["Saint-Étienne", "file2", "saint-etienne"]),
+            // An aggregate function of one value (an attribute, a to-one's attribute, a count):
+            // in SQL, through a table of one row, not an aggregate of the outer query.
+            (Self.parsed("sum:(pages) > 300"), ["Germinal", "The Dispossessed"]),
+            (Self.parsed("average:(rating) > 4.2"), ["Germinal", "The Dispossessed"]),
+            (Self.parsed("max:(author.name) == 'Zed'"), ["Saint-Étienne", "saint-etienne"]),
+            (Self.parsed("sum:(tags.@count) == 2"), ["Saint-Étienne", "The Dispossessed"]),
             (Self.parsed("average:({pages, rating}) > 200"), ["Germinal"]),
             (Self.parsed("pages > $min AND author.name == $who").withSubstitutionVariables(["min": 100, "who": "Ursula"]),
              ["Lathe of Heaven", "The Dispossessed"]),

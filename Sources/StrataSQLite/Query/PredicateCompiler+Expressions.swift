@@ -288,7 +288,14 @@ extension PredicateCompiler {
             return empty
         case .scalar, .object:
             guard case .scalar(let element) = try walk(start, rest) else { return empty }
-            return result("(SELECT \(call(element.kind, element.sql)))", element.kind)
+            // The value goes through a table of one row: without a FROM, an aggregate whose
+            // argument names only the outer query's columns (`sum:(priority)`) is the outer
+            // query's, which a WHERE may not hold. (A group's own aggregate in a HAVING keeps
+            // the direct form, where it is the outer query's by design.)
+            if Self.aggregatesOuterRows(element.sql) {
+                return result("(SELECT \(call(element.kind, element.sql)))", element.kind)
+            }
+            return result("(SELECT \(call(element.kind, "v")) FROM (SELECT \(element.sql) AS v))", element.kind)
         case .rows(let rows):
             guard case .scalar(let element) = try walk(rows.element, rest) else {
                 guard let owner = rows.nullWhenNil, case .scalar(var zero) = empty else { return empty }
