@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 
 /// `DataImporter.save()` against the context path on generated loads: every kind of
@@ -163,7 +164,7 @@ import Testing
         for kind in [pair.notes, pair.log] {
             for factory in kind.storeTypes.factories { types.register(factory) }
         }
-        let coordinator = PersistentStoreCoordinator(schema: MultiStoreSaveTests.model, storeTypes: types)
+        let coordinator = PersistentStoreCoordinator(schema: MultiStoreSaveChecks.model, storeTypes: types)
         var notes = try pair.notes.makeDescription()
         notes.configurationName = "Notes"
         var log = try pair.log.makeDescription()
