@@ -64,7 +64,7 @@ import Testing
     /// A load of hundreds of objects of each kind, so that rows go in inserts of many rows and
     /// join tables' rows wait to go in them too: stored as `save()` stores it.
     @Test func aLargeLoadIsStreamedAsSaveStoresIt() throws {
-        var generator = BulkLoadGeneratedTests.Generator(state: 12)
+        var generator = SeededGenerator(seed: 12)
         let people = 700, clubs = 40, tracks = 500, playlists = 60
         func some(_ count: Int, of range: ClosedRange<Int>) -> String {
             var picked: [Int] = []

@@ -24,3 +24,18 @@ public func expectError(
         return nil
     }
 }
+
+/// The error `body` throws, as a `StrataError`, whatever its code; nil (with an issue recorded)
+/// when nothing or another error was thrown.
+public func strataError(_ body: () throws -> Void, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> StrataError? {
+    do {
+        try body()
+        Issue.record("expected an error", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as StrataError {
+        return error
+    } catch {
+        Issue.record("expected a StrataError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
