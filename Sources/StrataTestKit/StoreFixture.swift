@@ -22,8 +22,13 @@ public final class StoreFixture {
     public let coordinator: PersistentStoreCoordinator
     private let transformers: [String: any AttributeTransformer]
 
-    /// - Parameter transformers: value transformers registered with every coordinator the
-    ///   fixture makes, by the names the model uses.
+    /// A new, empty store of `kind` opened with `schema` in a new coordinator.
+    ///
+    /// - Parameters:
+    ///   - kind: the kind of store to make.
+    ///   - schema: the model to open it with.
+    ///   - transformers: value transformers registered with every coordinator the fixture
+    ///     makes, by the names the model uses.
     public init(_ kind: StoreKind, _ schema: Schema, transformers: [String: any AttributeTransformer] = [:]) throws {
         self.kind = kind
         self.schema = schema
