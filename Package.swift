@@ -177,7 +177,7 @@ let package = Package(
         // conformance suite with public API only.
         .testTarget(
             name: "StrataTestKitTests",
-            dependencies: ["StrataTestKit", "Strata"],
+            dependencies: ["StrataTestKit", "Strata", "StrataBinaryPlist"],
             swiftSettings: strictSettings
         ),
         // The generator's output for a model with every kind of property, compiled here and

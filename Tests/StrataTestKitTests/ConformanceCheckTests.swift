@@ -1,4 +1,5 @@
 import Strata
+import StrataBinaryPlist
 import StrataTestKit
 import Testing
 
@@ -38,5 +39,15 @@ import Testing
             try await check.run(on: liar)
         }
         try await check.run(on: .memory)
+    }
+
+    /// The checks that need a file or migrate, run through the public list against a file
+    /// store (the binary one), as a third-party file store runs them: the list's entries call
+    /// the checks with the arguments their own tests give them.
+    @Test(arguments: ConformanceCheck.all.filter { !$0.requirements.isEmpty })
+    func checksForFileStoresRunFromTheList(_ check: ConformanceCheck) async throws {
+        let binary = StoreKind.file("binary", factory: BinaryPlistStoreFactory(), fileExtension: "bplist")
+        #expect(check.applies(to: binary))
+        try await check.run(on: binary)
     }
 }
