@@ -167,7 +167,7 @@ let package = Package(
             dependencies: ["StrataTestKit", "StrataCoreData", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
             swiftSettings: strictSettings
         ),
-        // One suite of store behaviour, run against every store type.
+        // The conformance suite of StrataTestKit, run against every store type of this package.
         .testTarget(
             name: "StrataConformanceTests",
             dependencies: ["StrataTestKit", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],

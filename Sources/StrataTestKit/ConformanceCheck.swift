@@ -18,7 +18,9 @@ public import Testing
 public struct ConformanceCheck: Sendable, CustomTestStringConvertible {
     /// What a store kind must offer for a check to apply to it.
     public struct Requirements: OptionSet, Sendable {
+        /// The requirements as bits.
         public let rawValue: Int
+        /// Requirements from their bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
 
         /// The store keeps its data in a file that outlives the coordinator (see
@@ -42,6 +44,7 @@ public struct ConformanceCheck: Sendable, CustomTestStringConvertible {
         self.body = body
     }
 
+    /// The check's ``name``, which test results show for each test case.
     public var testDescription: String { name }
 
     /// Whether the check applies to stores of `kind`.

@@ -41,6 +41,7 @@ public struct StoreKind: Sendable, CustomTestStringConvertible {
         self.makeDescription = makeDescription
     }
 
+    /// The kind's ``name``, which test results show for each test case.
     public var testDescription: String { name }
 
     /// The in-memory store: nothing survives its coordinator.

@@ -5,14 +5,22 @@ import Testing
 
 @Suite struct AttributeTypeTests {
     @Test(arguments: StoreKind.all)
-    func everyTypeRoundTripsExactly(_ kind: StoreKind) throws { try AttributeTypeChecks().everyTypeRoundTripsExactly(kind) }
+    func everyTypeRoundTripsExactly(_ kind: StoreKind) throws {
+        try AttributeTypeChecks().everyTypeRoundTripsExactly(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func emptyAndNilAreDifferent(_ kind: StoreKind) throws { try AttributeTypeChecks().emptyAndNilAreDifferent(kind) }
+    func emptyAndNilAreDifferent(_ kind: StoreKind) throws {
+        try AttributeTypeChecks().emptyAndNilAreDifferent(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func transformableAndTransientAttributes(_ kind: StoreKind) throws { try AttributeTypeChecks().transformableAndTransientAttributes(kind) }
+    func transformableAndTransientAttributes(_ kind: StoreKind) throws {
+        try AttributeTypeChecks().transformableAndTransientAttributes(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func edgeValuesAreFoundByEquality(_ kind: StoreKind) throws { try AttributeTypeChecks().edgeValuesAreFoundByEquality(kind) }
+    func edgeValuesAreFoundByEquality(_ kind: StoreKind) throws {
+        try AttributeTypeChecks().edgeValuesAreFoundByEquality(kind)
+    }
 }

@@ -5,5 +5,7 @@ import Testing
 
 @Suite struct AverageOfStringsTests {
     @Test(arguments: StoreKind.all)
-    func averagingStringsIsAnError(_ kind: StoreKind) throws { try AverageOfStringsChecks().averagingStringsIsAnError(kind) }
+    func averagingStringsIsAnError(_ kind: StoreKind) throws {
+        try AverageOfStringsChecks().averagingStringsIsAnError(kind)
+    }
 }

@@ -5,17 +5,27 @@ import Testing
 
 @Suite struct BatchDeleteTests {
     @Test(arguments: StoreKind.all)
-    func cascadeFollowsChainsAndIsCountedApart(_ kind: StoreKind) throws { try BatchDeleteChecks().cascadeFollowsChainsAndIsCountedApart(kind) }
+    func cascadeFollowsChainsAndIsCountedApart(_ kind: StoreKind) throws {
+        try BatchDeleteChecks().cascadeFollowsChainsAndIsCountedApart(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func nullifyRemovesTheDeletedObjectsFromTheInverseAndContextsMerge(_ kind: StoreKind) throws { try BatchDeleteChecks().nullifyRemovesTheDeletedObjectsFromTheInverseAndContextsMerge(kind) }
+    func nullifyRemovesTheDeletedObjectsFromTheInverseAndContextsMerge(_ kind: StoreKind) throws {
+        try BatchDeleteChecks().nullifyRemovesTheDeletedObjectsFromTheInverseAndContextsMerge(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func denyAndBrokenRulesOfTheInversesRefuseEverything(_ kind: StoreKind) throws { try BatchDeleteChecks().denyAndBrokenRulesOfTheInversesRefuseEverything(kind) }
+    func denyAndBrokenRulesOfTheInversesRefuseEverything(_ kind: StoreKind) throws {
+        try BatchDeleteChecks().denyAndBrokenRulesOfTheInversesRefuseEverything(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func anEntityWithoutRelationships(_ kind: StoreKind) throws { try BatchDeleteChecks().anEntityWithoutRelationships(kind) }
+    func anEntityWithoutRelationships(_ kind: StoreKind) throws {
+        try BatchDeleteChecks().anEntityWithoutRelationships(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func throughSubentities(_ kind: StoreKind) throws { try BatchDeleteChecks().throughSubentities(kind) }
+    func throughSubentities(_ kind: StoreKind) throws {
+        try BatchDeleteChecks().throughSubentities(kind)
+    }
 }

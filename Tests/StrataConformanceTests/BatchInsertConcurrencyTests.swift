@@ -5,5 +5,7 @@ import Testing
 
 @Suite struct BatchInsertConcurrencyTests {
     @Test(arguments: StoreKind.all.filter { $0.persists })
-    func aBatchInsertAfterAnotherProcessInsertedSucceedsAsAContextInsertDoes(_ kind: StoreKind) throws { try BatchInsertConcurrencyChecks().aBatchInsertAfterAnotherProcessInsertedSucceedsAsAContextInsertDoes(kind) }
+    func aBatchInsertAfterAnotherProcessInsertedSucceedsAsAContextInsertDoes(_ kind: StoreKind) throws {
+        try BatchInsertConcurrencyChecks().aBatchInsertAfterAnotherProcessInsertedSucceedsAsAContextInsertDoes(kind)
+    }
 }

@@ -5,32 +5,52 @@ import Testing
 
 @Suite struct BatchUpdateTests {
     @Test(arguments: StoreKind.all)
-    func updatesOnlyTheMatchingObjectsAndBumpsTheirVersions(_ kind: StoreKind) throws { try BatchUpdateChecks().updatesOnlyTheMatchingObjectsAndBumpsTheirVersions(kind) }
+    func updatesOnlyTheMatchingObjectsAndBumpsTheirVersions(_ kind: StoreKind) throws {
+        try BatchUpdateChecks().updatesOnlyTheMatchingObjectsAndBumpsTheirVersions(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func cachedRowsAreNotServedStale(_ kind: StoreKind) throws { try BatchUpdateChecks().cachedRowsAreNotServedStale(kind) }
+    func cachedRowsAreNotServedStale(_ kind: StoreKind) throws {
+        try BatchUpdateChecks().cachedRowsAreNotServedStale(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func contextsLearnTheNewValues(_ kind: StoreKind) throws { try BatchUpdateChecks().contextsLearnTheNewValues(kind) }
+    func contextsLearnTheNewValues(_ kind: StoreKind) throws {
+        try BatchUpdateChecks().contextsLearnTheNewValues(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func aValueThatBreaksARuleIsRefusedForEveryMatchingObject(_ kind: StoreKind) throws { try BatchUpdateChecks().aValueThatBreaksARuleIsRefusedForEveryMatchingObject(kind) }
+    func aValueThatBreaksARuleIsRefusedForEveryMatchingObject(_ kind: StoreKind) throws {
+        try BatchUpdateChecks().aValueThatBreaksARuleIsRefusedForEveryMatchingObject(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func subentitiesAndBadRequests(_ kind: StoreKind) throws { try BatchUpdateChecks().subentitiesAndBadRequests(kind) }
+    func subentitiesAndBadRequests(_ kind: StoreKind) throws {
+        try BatchUpdateChecks().subentitiesAndBadRequests(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func expressionsOfTheObjectsOwnValues(_ kind: StoreKind) throws { try BatchUpdateChecks().expressionsOfTheObjectsOwnValues(kind) }
+    func expressionsOfTheObjectsOwnValues(_ kind: StoreKind) throws {
+        try BatchUpdateChecks().expressionsOfTheObjectsOwnValues(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func expressionsBreakingARuleChangeNothing(_ kind: StoreKind) throws { try BatchUpdateChecks().expressionsBreakingARuleChangeNothing(kind) }
+    func expressionsBreakingARuleChangeNothing(_ kind: StoreKind) throws {
+        try BatchUpdateChecks().expressionsBreakingARuleChangeNothing(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func expressionsBreakingUniquenessChangeNothing(_ kind: StoreKind) throws { try BatchUpdateChecks().expressionsBreakingUniquenessChangeNothing(kind) }
+    func expressionsBreakingUniquenessChangeNothing(_ kind: StoreKind) throws {
+        try BatchUpdateChecks().expressionsBreakingUniquenessChangeNothing(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func expressionsMovingUniqueValuesBetweenObjects(_ kind: StoreKind) throws { try BatchUpdateChecks().expressionsMovingUniqueValuesBetweenObjects(kind) }
+    func expressionsMovingUniqueValuesBetweenObjects(_ kind: StoreKind) throws {
+        try BatchUpdateChecks().expressionsMovingUniqueValuesBetweenObjects(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func expressionsGivingObjectsAreRefused(_ kind: StoreKind) throws { try BatchUpdateChecks().expressionsGivingObjectsAreRefused(kind) }
+    func expressionsGivingObjectsAreRefused(_ kind: StoreKind) throws {
+        try BatchUpdateChecks().expressionsGivingObjectsAreRefused(kind)
+    }
 }

@@ -5,19 +5,29 @@ import Testing
 
 @Suite struct BulkLoadTests {
     @Test(arguments: StoreKind.all)
-    func theRecordPathStoresWhatTheContextPathStores(_ kind: StoreKind) throws { try BulkLoadChecks().theRecordPathStoresWhatTheContextPathStores(kind) }
+    func theRecordPathStoresWhatTheContextPathStores(_ kind: StoreKind) throws {
+        try BulkLoadChecks().theRecordPathStoresWhatTheContextPathStores(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func newObjectsAfterALoadGetFreshKeys(_ kind: StoreKind) throws { try BulkLoadChecks().newObjectsAfterALoadGetFreshKeys(kind) }
+    func newObjectsAfterALoadGetFreshKeys(_ kind: StoreKind) throws {
+        try BulkLoadChecks().newObjectsAfterALoadGetFreshKeys(kind)
+    }
 
     @Test(arguments: StoreKind.all, BulkLoadChecks.problemLoads)
-    func problemsAreReportedAsTheContextPathReportsThem(_ kind: StoreKind, _ data: String) throws { try BulkLoadChecks().problemsAreReportedAsTheContextPathReportsThem(kind, data) }
+    func problemsAreReportedAsTheContextPathReportsThem(_ kind: StoreKind, _ data: String) throws {
+        try BulkLoadChecks().problemsAreReportedAsTheContextPathReportsThem(kind, data)
+    }
 
     @Test(arguments: StoreKind.all)
-    func brokenRulesAreListedTogether(_ kind: StoreKind) throws { try BulkLoadChecks().brokenRulesAreListedTogether(kind) }
+    func brokenRulesAreListedTogether(_ kind: StoreKind) throws {
+        try BulkLoadChecks().brokenRulesAreListedTogether(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func aLoadThatTouchesStoredObjectsGoesThroughTheContext(_ kind: StoreKind) throws { try BulkLoadChecks().aLoadThatTouchesStoredObjectsGoesThroughTheContext(kind) }
+    func aLoadThatTouchesStoredObjectsGoesThroughTheContext(_ kind: StoreKind) throws {
+        try BulkLoadChecks().aLoadThatTouchesStoredObjectsGoesThroughTheContext(kind)
+    }
 
     /// Other contexts hear of a load saved as records, as of any save.
     @Test func observersHearOfTheLoad() throws {

@@ -5,11 +5,17 @@ import Testing
 
 @Suite struct CRUDTests {
     @Test(arguments: StoreKind.all)
-    func insertFetchUpdateDelete(_ kind: StoreKind) throws { try CRUDChecks().insertFetchUpdateDelete(kind) }
+    func insertFetchUpdateDelete(_ kind: StoreKind) throws {
+        try CRUDChecks().insertFetchUpdateDelete(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func primaryKeysAreNotReusedAndRequestedKeysAreKept(_ kind: StoreKind) throws { try CRUDChecks().primaryKeysAreNotReusedAndRequestedKeysAreKept(kind) }
+    func primaryKeysAreNotReusedAndRequestedKeysAreKept(_ kind: StoreKind) throws {
+        try CRUDChecks().primaryKeysAreNotReusedAndRequestedKeysAreKept(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func emptyStoreAndFailedLookups(_ kind: StoreKind) throws { try CRUDChecks().emptyStoreAndFailedLookups(kind) }
+    func emptyStoreAndFailedLookups(_ kind: StoreKind) throws {
+        try CRUDChecks().emptyStoreAndFailedLookups(kind)
+    }
 }

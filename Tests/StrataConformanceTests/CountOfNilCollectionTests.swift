@@ -5,5 +5,7 @@ import Testing
 
 @Suite struct CountOfNilCollectionTests {
     @Test(arguments: StoreKind.all)
-    func aColumnAgreesWithThePredicate(_ kind: StoreKind) throws { try CountOfNilCollectionChecks().aColumnAgreesWithThePredicate(kind) }
+    func aColumnAgreesWithThePredicate(_ kind: StoreKind) throws {
+        try CountOfNilCollectionChecks().aColumnAgreesWithThePredicate(kind)
+    }
 }

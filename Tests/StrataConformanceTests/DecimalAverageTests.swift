@@ -5,5 +5,7 @@ import Testing
 
 @Suite struct DecimalAverageTests {
     @Test(arguments: StoreKind.all)
-    func theAverageOfDecimalsIsAnExactDecimal(_ kind: StoreKind) throws { try DecimalAverageChecks().theAverageOfDecimalsIsAnExactDecimal(kind) }
+    func theAverageOfDecimalsIsAnExactDecimal(_ kind: StoreKind) throws {
+        try DecimalAverageChecks().theAverageOfDecimalsIsAnExactDecimal(kind)
+    }
 }

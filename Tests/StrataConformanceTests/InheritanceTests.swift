@@ -5,11 +5,17 @@ import Testing
 
 @Suite struct InheritanceTests {
     @Test(arguments: StoreKind.all)
-    func fetchesThroughTheHierarchy(_ kind: StoreKind) throws { try InheritanceChecks().fetchesThroughTheHierarchy(kind) }
+    func fetchesThroughTheHierarchy(_ kind: StoreKind) throws {
+        try InheritanceChecks().fetchesThroughTheHierarchy(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func primaryKeysAreUniqueAcrossTheHierarchy(_ kind: StoreKind) throws { try InheritanceChecks().primaryKeysAreUniqueAcrossTheHierarchy(kind) }
+    func primaryKeysAreUniqueAcrossTheHierarchy(_ kind: StoreKind) throws {
+        try InheritanceChecks().primaryKeysAreUniqueAcrossTheHierarchy(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func uniquenessConstraintsSpanTheHierarchy(_ kind: StoreKind) throws { try InheritanceChecks().uniquenessConstraintsSpanTheHierarchy(kind) }
+    func uniquenessConstraintsSpanTheHierarchy(_ kind: StoreKind) throws {
+        try InheritanceChecks().uniquenessConstraintsSpanTheHierarchy(kind)
+    }
 }

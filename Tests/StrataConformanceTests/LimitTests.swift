@@ -5,25 +5,39 @@ import Testing
 
 @Suite struct LimitTests {
     @Test(arguments: StoreKind.all)
-    func longToOneKeyPaths(_ kind: StoreKind) throws { try LimitChecks().longToOneKeyPaths(kind) }
+    func longToOneKeyPaths(_ kind: StoreKind) throws {
+        try LimitChecks().longToOneKeyPaths(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func keyPathsPastTheLimit(_ kind: StoreKind) throws { try LimitChecks().keyPathsPastTheLimit(kind) }
+    func keyPathsPastTheLimit(_ kind: StoreKind) throws {
+        try LimitChecks().keyPathsPastTheLimit(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func longRunsOfOrAndAnd(_ kind: StoreKind) throws { try LimitChecks().longRunsOfOrAndAnd(kind) }
+    func longRunsOfOrAndAnd(_ kind: StoreKind) throws {
+        try LimitChecks().longRunsOfOrAndAnd(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func deepPredicatesBuiltInCode(_ kind: StoreKind) throws { try LimitChecks().deepPredicatesBuiltInCode(kind) }
+    func deepPredicatesBuiltInCode(_ kind: StoreKind) throws {
+        try LimitChecks().deepPredicatesBuiltInCode(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func subqueriesNestedToTheLimit(_ kind: StoreKind) throws { try LimitChecks().subqueriesNestedToTheLimit(kind) }
+    func subqueriesNestedToTheLimit(_ kind: StoreKind) throws {
+        try LimitChecks().subqueriesNestedToTheLimit(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func arithmeticNestedToTheLimit(_ kind: StoreKind) throws { try LimitChecks().arithmeticNestedToTheLimit(kind) }
+    func arithmeticNestedToTheLimit(_ kind: StoreKind) throws {
+        try LimitChecks().arithmeticNestedToTheLimit(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func matchesPastTheRegexEnginesLimits(_ kind: StoreKind) throws { try LimitChecks().matchesPastTheRegexEnginesLimits(kind) }
+    func matchesPastTheRegexEnginesLimits(_ kind: StoreKind) throws {
+        try LimitChecks().matchesPastTheRegexEnginesLimits(kind)
+    }
 
     /// W1: a `regex` rule the engine cannot decide is a validation failure that says so, not
     /// "does not match". (Validation runs in the context, the same for every store.)

@@ -10,11 +10,17 @@ struct MultiStoreSaveTests {
     static let pairs = MultiStoreSaveChecks.pairs(StoreKind.all)
 
     @Test(arguments: pairs, MultiStoreSaveChecks.Failure.allCases)
-    func aStoreFailingAtCommitLeavesBothStoresAsTheyWere(pair: StorePair, failing: MultiStoreSaveChecks.Failure) throws { try MultiStoreSaveChecks().aStoreFailingAtCommitLeavesBothStoresAsTheyWere(pair: pair, failing: failing) }
+    func aStoreFailingAtCommitLeavesBothStoresAsTheyWere(pair: StorePair, failing: MultiStoreSaveChecks.Failure) throws {
+        try MultiStoreSaveChecks().aStoreFailingAtCommitLeavesBothStoresAsTheyWere(pair: pair, failing: failing)
+    }
 
     @Test(arguments: pairs)
-    func anotherSaveSinceTheCommitIsNeverUndone(pair: StorePair) throws { try MultiStoreSaveChecks().anotherSaveSinceTheCommitIsNeverUndone(pair: pair) }
+    func anotherSaveSinceTheCommitIsNeverUndone(pair: StorePair) throws {
+        try MultiStoreSaveChecks().anotherSaveSinceTheCommitIsNeverUndone(pair: pair)
+    }
 
     @Test(arguments: StoreKind.all.filter { $0.persists })
-    func aStoreFileIsAddedOnce(kind: StoreKind) throws { try MultiStoreSaveChecks().aStoreFileIsAddedOnce(kind: kind) }
+    func aStoreFileIsAddedOnce(kind: StoreKind) throws {
+        try MultiStoreSaveChecks().aStoreFileIsAddedOnce(kind: kind)
+    }
 }

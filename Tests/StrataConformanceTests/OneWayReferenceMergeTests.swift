@@ -5,19 +5,29 @@ import Testing
 
 @Suite struct OneWayReferenceMergeTests {
     @Test(arguments: StoreKind.all)
-    func aDeletedObjectLeavesEveryShapeOfRelationshipToItsParentEntity(_ kind: StoreKind) throws { try OneWayReferenceMergeChecks().aDeletedObjectLeavesEveryShapeOfRelationshipToItsParentEntity(kind) }
+    func aDeletedObjectLeavesEveryShapeOfRelationshipToItsParentEntity(_ kind: StoreKind) throws {
+        try OneWayReferenceMergeChecks().aDeletedObjectLeavesEveryShapeOfRelationshipToItsParentEntity(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func aMergedDeletionLeavesAToManyWhoseMemberTheContextDidNotKeep(_ kind: StoreKind) throws { try OneWayReferenceMergeChecks().aMergedDeletionLeavesAToManyWhoseMemberTheContextDidNotKeep(kind) }
+    func aMergedDeletionLeavesAToManyWhoseMemberTheContextDidNotKeep(_ kind: StoreKind) throws {
+        try OneWayReferenceMergeChecks().aMergedDeletionLeavesAToManyWhoseMemberTheContextDidNotKeep(kind)
+    }
 
     @Test(arguments: StoreKind.all.filter(\.persists))
-    func storeTrumpTakesADeletionOfAMemberTheContextDidNotKeep(_ kind: StoreKind) throws { try OneWayReferenceMergeChecks().storeTrumpTakesADeletionOfAMemberTheContextDidNotKeep(kind) }
+    func storeTrumpTakesADeletionOfAMemberTheContextDidNotKeep(_ kind: StoreKind) throws {
+        try OneWayReferenceMergeChecks().storeTrumpTakesADeletionOfAMemberTheContextDidNotKeep(kind)
+    }
 }
 @Suite struct OneWayReferenceStaleReferrerTests {
     @Test(arguments: StoreKind.all)
-    func aDeletionClearsAReferenceSetSinceTheContextReadTheReferrer(_ kind: StoreKind) throws { try OneWayReferenceStaleReferrerChecks().aDeletionClearsAReferenceSetSinceTheContextReadTheReferrer(kind) }
+    func aDeletionClearsAReferenceSetSinceTheContextReadTheReferrer(_ kind: StoreKind) throws {
+        try OneWayReferenceStaleReferrerChecks().aDeletionClearsAReferenceSetSinceTheContextReadTheReferrer(kind)
+    }
 }
 @Suite struct OneWayReferenceUndoTests {
     @Test(arguments: StoreKind.all)
-    func undoingASavedDeletionBringsBackTheObjectAndTheReferencesToIt(_ kind: StoreKind) throws { try OneWayReferenceUndoChecks().undoingASavedDeletionBringsBackTheObjectAndTheReferencesToIt(kind) }
+    func undoingASavedDeletionBringsBackTheObjectAndTheReferencesToIt(_ kind: StoreKind) throws {
+        try OneWayReferenceUndoChecks().undoingASavedDeletionBringsBackTheObjectAndTheReferencesToIt(kind)
+    }
 }

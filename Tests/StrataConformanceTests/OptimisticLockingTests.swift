@@ -5,20 +5,32 @@ import Testing
 
 @Suite struct OptimisticLockingTests {
     @Test(arguments: StoreKind.all)
-    func errorPolicyRefusesTheSecondSave(_ kind: StoreKind) throws { try OptimisticLockingChecks().errorPolicyRefusesTheSecondSave(kind) }
+    func errorPolicyRefusesTheSecondSave(_ kind: StoreKind) throws {
+        try OptimisticLockingChecks().errorPolicyRefusesTheSecondSave(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func aDeleteOfManyWithOneChangedElsewhereDeletesNothing(_ kind: StoreKind) throws { try OptimisticLockingChecks().aDeleteOfManyWithOneChangedElsewhereDeletesNothing(kind) }
+    func aDeleteOfManyWithOneChangedElsewhereDeletesNothing(_ kind: StoreKind) throws {
+        try OptimisticLockingChecks().aDeleteOfManyWithOneChangedElsewhereDeletesNothing(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func deletedElsewhereIsAConflict(_ kind: StoreKind) throws { try OptimisticLockingChecks().deletedElsewhereIsAConflict(kind) }
+    func deletedElsewhereIsAConflict(_ kind: StoreKind) throws {
+        try OptimisticLockingChecks().deletedElsewhereIsAConflict(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func objectTrumpOverwritesTheStoredValues(_ kind: StoreKind) throws { try OptimisticLockingChecks().objectTrumpOverwritesTheStoredValues(kind) }
+    func objectTrumpOverwritesTheStoredValues(_ kind: StoreKind) throws {
+        try OptimisticLockingChecks().objectTrumpOverwritesTheStoredValues(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func storeTrumpKeepsTheStoredValuesAndSavesTheRest(_ kind: StoreKind) throws { try OptimisticLockingChecks().storeTrumpKeepsTheStoredValuesAndSavesTheRest(kind) }
+    func storeTrumpKeepsTheStoredValuesAndSavesTheRest(_ kind: StoreKind) throws {
+        try OptimisticLockingChecks().storeTrumpKeepsTheStoredValuesAndSavesTheRest(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func aToManyRemovalSurvivesARefreshThatKeepsChanges(_ kind: StoreKind) throws { try OptimisticLockingChecks().aToManyRemovalSurvivesARefreshThatKeepsChanges(kind) }
+    func aToManyRemovalSurvivesARefreshThatKeepsChanges(_ kind: StoreKind) throws {
+        try OptimisticLockingChecks().aToManyRemovalSurvivesARefreshThatKeepsChanges(kind)
+    }
 }

@@ -5,5 +5,7 @@ import Testing
 
 @Suite struct PendingChangesTests {
     @Test(arguments: StoreKind.all)
-    func fetchesWithAndWithoutPendingChanges(_ kind: StoreKind) throws { try PendingChangesChecks().fetchesWithAndWithoutPendingChanges(kind) }
+    func fetchesWithAndWithoutPendingChanges(_ kind: StoreKind) throws {
+        try PendingChangesChecks().fetchesWithAndWithoutPendingChanges(kind)
+    }
 }

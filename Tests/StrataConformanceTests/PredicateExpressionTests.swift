@@ -5,14 +5,22 @@ import Testing
 
 @Suite struct PredicateExpressionTests {
     @Test(arguments: StoreKind.all)
-    func arithmeticAndFunctions(_ kind: StoreKind) throws { try PredicateExpressionChecks().arithmeticAndFunctions(kind) }
+    func arithmeticAndFunctions(_ kind: StoreKind) throws {
+        try PredicateExpressionChecks().arithmeticAndFunctions(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func distinctValues(_ kind: StoreKind) throws { try PredicateExpressionChecks().distinctValues(kind) }
+    func distinctValues(_ kind: StoreKind) throws {
+        try PredicateExpressionChecks().distinctValues(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func subscriptsOfOrderedToManys(_ kind: StoreKind) throws { try PredicateExpressionChecks().subscriptsOfOrderedToManys(kind) }
+    func subscriptsOfOrderedToManys(_ kind: StoreKind) throws {
+        try PredicateExpressionChecks().subscriptsOfOrderedToManys(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func anUnboundVariableIsAnErrorNamingIt(_ kind: StoreKind) throws { try PredicateExpressionChecks().anUnboundVariableIsAnErrorNamingIt(kind) }
+    func anUnboundVariableIsAnErrorNamingIt(_ kind: StoreKind) throws {
+        try PredicateExpressionChecks().anUnboundVariableIsAnErrorNamingIt(kind)
+    }
 }

@@ -6,8 +6,12 @@ import Testing
 @Suite("Objects a store cannot read")
 struct UnreadableObjectTests {
     @Test(arguments: StoreKind.all)
-    func aFaultThatCannotBeReadIsNotDeletedAndBlocksTheSave(kind: StoreKind) throws { try UnreadableObjectChecks().aFaultThatCannotBeReadIsNotDeletedAndBlocksTheSave(kind: kind) }
+    func aFaultThatCannotBeReadIsNotDeletedAndBlocksTheSave(kind: StoreKind) throws {
+        try UnreadableObjectChecks().aFaultThatCannotBeReadIsNotDeletedAndBlocksTheSave(kind: kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func membersThatCannotBeReadAreNeverSavedAsNone(kind: StoreKind) throws { try UnreadableObjectChecks().membersThatCannotBeReadAreNeverSavedAsNone(kind: kind) }
+    func membersThatCannotBeReadAreNeverSavedAsNone(kind: StoreKind) throws {
+        try UnreadableObjectChecks().membersThatCannotBeReadAreNeverSavedAsNone(kind: kind)
+    }
 }

@@ -5,11 +5,17 @@ import Testing
 
 @Suite struct ValidationTests {
     @Test(arguments: StoreKind.all)
-    func attributeRules(_ kind: StoreKind) throws { try ValidationChecks().attributeRules(kind) }
+    func attributeRules(_ kind: StoreKind) throws {
+        try ValidationChecks().attributeRules(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func relationshipCounts(_ kind: StoreKind) throws { try ValidationChecks().relationshipCounts(kind) }
+    func relationshipCounts(_ kind: StoreKind) throws {
+        try ValidationChecks().relationshipCounts(kind)
+    }
 
     @Test(arguments: StoreKind.all)
-    func uniquenessAgainstStoredDataAndWithinOneSave(_ kind: StoreKind) throws { try ValidationChecks().uniquenessAgainstStoredDataAndWithinOneSave(kind) }
+    func uniquenessAgainstStoredDataAndWithinOneSave(_ kind: StoreKind) throws {
+        try ValidationChecks().uniquenessAgainstStoredDataAndWithinOneSave(kind)
+    }
 }
