@@ -385,9 +385,7 @@ struct RecordDecoder {
             id = ObjectID(entityName: entity.entity.name, storeIdentifier: store.storeIdentifier, primaryKey: key)
             lastScope = (entity, id)
         }
-        var record = StoreRecord(objectID: id, attributes: attributes, toOne: toOne, version: version)
-        record.lazyToMany = entity.lazyToMany
-        return record
+        return StoreRecord(objectID: id, attributes: attributes, toOne: toOne, lazyToMany: entity.lazyToMany, version: version)
     }
 }
 
