@@ -78,7 +78,7 @@ struct LoadCommand: ParsableCommand {
         defer { StoreAccess.removeStoreFiles(at: temporary.path, type: storeType) }
         let counts: [String: Int]
         do {
-            counts = try load(inputs, schema: schema, into: temporary.path, type: storeType)
+            counts = try load(inputs, schema: schema, into: temporary.path, type: storeType, privateFile: true)
         } catch var error as StrataError {
             if error.file == temporary.path { error.file = store }
             throw error
@@ -89,8 +89,9 @@ struct LoadCommand: ParsableCommand {
 
     /// Opens or creates the store at `path` and loads `inputs` in one save. The store is closed
     /// when this returns.
-    private func load(_ inputs: [(String, URL)], schema: Schema, into path: String, type storeType: StoreType) throws -> [String: Int] {
-        let coordinator = try StoreAccess.openOrCreate(path, type: storeType.rawValue, schema: schema)
+    /// - Parameter privateFile: `path` is the temporary file no other process knows yet.
+    private func load(_ inputs: [(String, URL)], schema: Schema, into path: String, type storeType: StoreType, privateFile: Bool = false) throws -> [String: Int] {
+        let coordinator = try StoreAccess.openOrCreate(path, type: storeType.rawValue, schema: schema, privateFile: privateFile)
         let context = ManagedObjectContext(coordinator: coordinator)
         let importer = DataImporter(context: context)
         let line = ProgressLine.forTerminal()

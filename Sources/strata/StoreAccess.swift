@@ -65,11 +65,14 @@ enum StoreAccess {
     }
 
     /// Opens a store with `schema`, creating the file when it is missing.
-    static func openOrCreate(_ path: String, type given: String?, schema: Schema) throws -> PersistentStoreCoordinator {
+    /// - Parameter privateFile: `path` is a temporary file of this process, published whole
+    ///   after (``SQLiteStore/privateFileOption``).
+    static func openOrCreate(_ path: String, type given: String?, schema: Schema, privateFile: Bool = false) throws -> PersistentStoreCoordinator {
         let url = URL(fileURLWithPath: path)
         let type = try type(of: path, given: given)
         let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: registry)
-        try coordinator.addStore(StoreDescription(type: type, url: url))
+        let options = privateFile && type == .sqlite ? [SQLiteStore.privateFileOption: "true"] : [:]
+        try coordinator.addStore(StoreDescription(type: type, url: url, options: options))
         return coordinator
     }
 

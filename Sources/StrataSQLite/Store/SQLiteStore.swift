@@ -45,6 +45,19 @@ public final class SQLiteStore: PersistentStore {
     /// Saves then fail, and nothing is ever written to the file.
     public static let readOnlyOption = "readOnly"
 
+    /// The option for a file no other process knows yet — one made under a temporary name and
+    /// published whole by a link or rename once written (`strata load` builds a new store so):
+    /// `options: [SQLiteStore.privateFileOption: "true"]`.
+    ///
+    /// The file is written with its rollback journal in memory instead of through the
+    /// write-ahead log, which writes every page twice — into the log, then into the database at
+    /// the checkpoint, read back from the log (for a store built by one large save, a third of
+    /// its I/O calls). A save still commits whole or not at all, and the file is synced at each
+    /// commit; only a crash in the middle of a save can leave the file torn, which is why no
+    /// one else may use it. It has no reader connections. Opened again without the option, the
+    /// store is in WAL mode as always.
+    public static let privateFileOption = "privateFile"
+
     /// Whether saves are refused: the store was opened with ``readOnlyOption``, or this process
     /// cannot write the file (or create its `-wal` and `-shm` files beside it).
     public let isReadOnly: Bool
@@ -94,6 +107,7 @@ public final class SQLiteStore: PersistentStore {
         self.url = url
         self.configurationName = configurationName
         let readOnly = options[Self.readOnlyOption].map { ["true", "1", "yes"].contains($0.lowercased()) } ?? false
+        let privateFile = !readOnly && (options[Self.privateFileOption].map { ["true", "1", "yes"].contains($0.lowercased()) } ?? false)
         var metadata: StoreMetadata
         let writer: Database
         var readers: [Connection] = []
@@ -112,7 +126,7 @@ public final class SQLiteStore: PersistentStore {
                 throw error
             }
             if access.canWrite {
-                try Self.configure(writer)
+                try Self.configure(writer, privateFile: privateFile)
                 try StoreLayoutUpgrade.run(on: writer, layout: layout)
                 try Self.createMissingTables(layout, writer)
                 try layout.reconcileIndexes(writer)
@@ -123,7 +137,7 @@ public final class SQLiteStore: PersistentStore {
                 }
                 try Self.tune(writer)
             }
-            for _ in 0..<Self.readerCount {
+            for _ in 0..<(privateFile ? 0 : Self.readerCount) {
                 let reader = try access.open()
                 try Self.tune(reader)
                 try reader.execute("PRAGMA query_only = 1")
@@ -185,7 +199,17 @@ public final class SQLiteStore: PersistentStore {
     /// WAL with `synchronous=NORMAL`: a commit appends to the log without an fsync; the log is
     /// synced at checkpoints, so a crash loses at most the last commits, never consistency
     /// (https://sqlite.org/pragma.html#pragma_synchronous).
-    static func configure(_ database: Database) throws(StrataError) {
+    /// With `privateFile` (``privateFileOption``), the rollback journal is kept in memory instead.
+    static func configure(_ database: Database, privateFile: Bool = false) throws(StrataError) {
+        if privateFile {
+            let mode = try database.scalar("PRAGMA journal_mode = MEMORY")
+            guard case .text(let name) = mode, name.lowercased() == "memory" else {
+                throw StrataError(.storeIO, "the private file's journal cannot be kept in memory (it stays in mode \(mode.map { "\($0)" } ?? "unknown"))", file: database.path)
+            }
+            try database.execute("PRAGMA synchronous = FULL")
+            try tune(database)
+            return
+        }
         try database.retryingWhileBusy { () throws(StrataError) in
             // The switch needs an exclusive lock, which SQLite does not wait for; the pragma
             // answers the mode it is in, which stays the old one when the switch fails.
