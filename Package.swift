@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "StrataXML", targets: ["StrataXML"]),
         .library(name: "StrataBinaryPlist", targets: ["StrataBinaryPlist"]),
         .library(name: "StrataCoreData", targets: ["StrataCoreData"]),
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         .executable(name: "todo-example", targets: ["TodoExample"]),
         .executable(name: "customers-example", targets: ["CustomersExample"]),
@@ -54,6 +55,17 @@ let package = Package(
             dependencies: ["Strata", "CSQLite", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
+        // The PostgreSQL store on libpq: blocking calls behind Strata's synchronous store protocol.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .target(
+            name: "StrataPostgres",
+            dependencies: ["Strata", "CLibPQ"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrataXML",
             dependencies: ["Strata", "CLibXML2"],
@@ -77,6 +89,7 @@ let package = Package(
             name: "StrataCLI",
             dependencies: [
                 "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataCoreData", "StrataGenerator",
+                "StrataPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
@@ -170,6 +183,12 @@ let package = Package(
             name: "StrataGeneratorTests",
             dependencies: ["StrataGenerator", "Strata"],
             exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        // The PostgreSQL store against a real server (STRATA_POSTGRES_URL; Scripts/postgres-server.sh).
+        .testTarget(
+            name: "StrataPostgresTests",
+            dependencies: ["StrataPostgres", "Strata", "StrataSQLite", "StrataCLI"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -202,7 +202,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The metadata of a store file, without opening a stack. The type is found from the file
     /// when not given.
     public static func metadataForStore(at url: URL, type: StoreType? = nil, storeTypes: StoreTypeRegistry = StoreTypeRegistry()) throws(StrataError) -> StoreMetadata {
-        guard FileManager.default.fileExists(atPath: url.path) else {
+        guard !url.isFileURL || FileManager.default.fileExists(atPath: url.path) else {
             throw StrataError(.storeIO, "no store at '\(url.relativePath)'")
         }
         try FileIdentity.requireRegularFile(url)
