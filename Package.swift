@@ -50,9 +50,16 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
+        // What the SQL stores share, whatever their engine: the dialects, the tables' plan (and
+        // next, the predicate compiler). No product: package access for the store modules.
+        .target(
+            name: "StrataSQL",
+            dependencies: ["Strata"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrataSQLite",
-            dependencies: ["Strata", "CSQLite", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Strata", "StrataSQL", "CSQLite", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         // The PostgreSQL store on libpq: blocking calls behind Strata's synchronous store protocol.
@@ -63,7 +70,7 @@ let package = Package(
         ),
         .target(
             name: "StrataPostgres",
-            dependencies: ["Strata", "CLibPQ"],
+            dependencies: ["Strata", "StrataSQL", "CLibPQ"],
             swiftSettings: strictSettings
         ),
         .target(

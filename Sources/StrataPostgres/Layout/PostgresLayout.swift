@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Strata
+internal import StrataSQL
 
 /// Where every entity, attribute and relationship of a model lives in the store's PostgreSQL
 /// schema: the SQLite store's layout, with PostgreSQL's types.
@@ -24,7 +25,7 @@ struct PostgresLayout: Sendable {
     let tables: [String: Table]
     /// Every entity this store holds, by name.
     let entities: [String: Entity]
-    let joinTables: [JoinTable]
+    let joinTables: [JoinTableLayout]
     /// What of the model this layout cannot store; empty when it can store all of it.
     let problems: [String]
 
@@ -38,23 +39,6 @@ struct PostgresLayout: Sendable {
         let entityNames: [String]
         let hasEntityColumn: Bool
         var columns: [Column]
-    }
-
-    struct JoinTable: Sendable, Hashable {
-        let name: String
-        let sourceRoot: String
-        let destinationRoot: String
-        let hasSourceOrder: Bool
-        let hasDestinationOrder: Bool
-    }
-
-    /// Where the members of a to-many relationship are kept.
-    enum ToMany: Sendable, Hashable {
-        /// In the inverse to-one's column of the destination table (`entities`: the concrete
-        /// entities that relationship belongs to, when others of the table share the name).
-        case foreignKey(table: String, column: String, entityColumn: String?, orderColumn: String?, entities: [String]?)
-        /// In a join table: rows whose `own` column is the owner's key.
-        case joinTable(table: String, own: String, other: String, orderColumn: String?, otherOrderColumn: String?, otherRoot: String)
     }
 
     struct ToOne: Sendable, Hashable {
@@ -71,102 +55,26 @@ struct PostgresLayout: Sendable {
         let hasEntityColumn: Bool
         let attributes: [(name: String, type: AttributeType)]
         let toOnes: [ToOne]
-        let toMany: [String: ToMany]
+        let toMany: [String: ToManyStorage]
     }
 
     init(schema: Schema, configurationName: String?) {
         self.schema = schema
-        var problems: [String] = []
-        let configured = configurationName.flatMap { schema.configuration(named: $0) }.map { Set($0.entityNames) }
-        let stored = schema.entities.filter { entity in
-            guard let configured else { return true }
-            return configured.contains(entity.name) || entity.ancestorNames.contains(where: configured.contains)
-        }
-        let storedNames = Set(stored.map(\.name))
-        var roots: [String] = []
-        for entity in stored where !roots.contains(entity.rootName) { roots.append(entity.rootName) }
-
+        let plan = TablePlan(schema: schema, configurationName: configurationName, confinement: "a PostgreSQL store keeps relationships inside one schema")
+        var problems = plan.problems
         var tables: [String: Table] = [:]
-        for root in roots {
-            let hierarchy = schema.entityAndDescendants(of: root)
-            var columns: [Column] = []
-            func add(_ column: Column) {
-                if let existing = columns.first(where: { $0.name == column.name }) {
-                    if existing != column {
-                        problems.append("two entities of the '\(root)' hierarchy have a property '\(column.name)', stored differently (\(existing.type) and \(column.type)); rename one")
-                    }
-                    return
-                }
-                columns.append(column)
-            }
-            for entity in hierarchy {
-                for attribute in entity.attributes where !attribute.isTransient {
-                    add(Column(name: attribute.name, type: PostgresValueCoding.columnType(attribute.type)))
+        for table in plan.tables {
+            let columns = table.columns.map { column in
+                switch column.role {
+                case .attribute(let type): Column(name: column.name, type: PostgresValueCoding.columnType(type))
+                case .toOne, .order: Column(name: column.name, type: "bigint")
+                case .toOneEntity: Column(name: column.name, type: "text")
                 }
             }
-            for entity in hierarchy {
-                for relationship in entity.relationships where !relationship.isToMany {
-                    add(Column(name: relationship.name, type: "bigint"))
-                    if schema.entityAndDescendants(of: relationship.destination).count > 1 {
-                        add(Column(name: "_\(relationship.name)_entity", type: "text"))
-                    }
-                }
-            }
-            tables[root] = Table(name: root, entityNames: hierarchy.map(\.name), hasEntityColumn: hierarchy.count > 1, columns: columns)
+            tables[table.root] = Table(name: table.root, entityNames: table.entityNames, hasEntityColumn: table.entityNames.count > 1, columns: columns)
         }
-
-        var joinTables: [JoinTable] = []
-        var toMany: [String: [String: ToMany]] = [:]
-        for entity in stored {
-            for relationship in entity.relationships where relationship.isToMany {
-                guard let destination = schema.entity(named: relationship.destination) else { continue }
-                let inverse = relationship.inverse.flatMap { destination.relationship(named: $0) }
-                if let inverse, !inverse.isToMany {
-                    let orderColumn = relationship.isOrdered ? "_\(inverse.name)_order" : nil
-                    if let orderColumn, var table = tables[destination.rootName], !table.columns.contains(where: { $0.name == orderColumn }) {
-                        table.columns.append(Column(name: orderColumn, type: "bigint"))
-                        tables[destination.rootName] = table
-                    }
-                    let members = schema.entityAndDescendants(of: destination.name).map(\.name)
-                    let others = schema.entityAndDescendants(of: destination.rootName).filter { !members.contains($0.name) && $0.property(named: inverse.name) != nil }
-                    let entityColumn = schema.entityAndDescendants(of: inverse.destination).count > 1 ? "_\(inverse.name)_entity" : nil
-                    toMany[entity.name, default: [:]][relationship.name] = .foreignKey(
-                        table: destination.rootName, column: inverse.name, entityColumn: entityColumn, orderColumn: orderColumn,
-                        entities: others.isEmpty ? nil : members)
-                    continue
-                }
-                let declaring = Self.declaringEntity(of: relationship.name, in: entity, schema)
-                var owns = true
-                var inverseDeclaring: String?
-                if let inverse, !(inverse.name == relationship.name && destination.rootName == entity.rootName) {
-                    let other = Self.declaringEntity(of: inverse.name, in: destination, schema)
-                    inverseDeclaring = other
-                    owns = (declaring, relationship.name) < (other, inverse.name)
-                }
-                let name = owns ? "\(declaring).\(relationship.name)" : "\(inverseDeclaring!).\(inverse!.name)"
-                let sourceOrdered = owns ? relationship.isOrdered : (inverse?.isOrdered ?? false)
-                let destinationOrdered = inverseDeclaring == nil ? false : (owns ? (inverse?.isOrdered ?? false) : relationship.isOrdered)
-                if !joinTables.contains(where: { $0.name == name }) {
-                    joinTables.append(JoinTable(
-                        name: name, sourceRoot: owns ? entity.rootName : destination.rootName,
-                        destinationRoot: owns ? destination.rootName : entity.rootName,
-                        hasSourceOrder: sourceOrdered, hasDestinationOrder: destinationOrdered))
-                }
-                let ownOrdered = owns ? sourceOrdered : destinationOrdered
-                let otherOrdered = owns ? destinationOrdered : sourceOrdered
-                toMany[entity.name, default: [:]][relationship.name] = .joinTable(
-                    table: name, own: owns ? "source" : "destination", other: owns ? "destination" : "source",
-                    orderColumn: ownOrdered ? (owns ? "source_order" : "destination_order") : nil,
-                    otherOrderColumn: otherOrdered ? (owns ? "destination_order" : "source_order") : nil,
-                    otherRoot: destination.rootName)
-            }
-        }
-
-        for entity in stored {
-            for relationship in entity.relationships where !storedNames.contains(relationship.destination) {
-                problems.append("\(entity.name).\(relationship.name) leads to '\(relationship.destination)', which this store's configuration does not hold; a PostgreSQL store keeps relationships inside one schema")
-            }
-        }
+        let joinTables = plan.toMany.joinTables
+        let toMany = plan.toMany.storage
         for name in Array(tables.keys) + joinTables.map(\.name) + tables.values.flatMap({ $0.columns.map(\.name) }) where name.utf8.count > 63 {
             problems.append("the name '\(name)' is longer than PostgreSQL's 63 bytes; shorten it")
         }
@@ -175,7 +83,7 @@ struct PostgresLayout: Sendable {
         }
 
         var entities: [String: Entity] = [:]
-        for entity in stored {
+        for entity in plan.stored {
             guard let table = tables[entity.rootName] else { continue }
             entities[entity.name] = Entity(
                 description: entity, table: table.name, hasEntityColumn: table.hasEntityColumn,
@@ -192,15 +100,16 @@ struct PostgresLayout: Sendable {
         self.problems = problems
     }
 
-    /// The entity of `entity`'s lineage that declares `property` (itself or an ancestor).
-    static func declaringEntity(of property: String, in entity: EntityDescription, _ schema: Schema) -> String {
-        for name in [entity.name] + entity.ancestorNames {
-            if let candidate = schema.entity(named: name), candidate.declares(property) {
-                if let parent = candidate.parentName, schema.entity(named: parent)?.property(named: property) != nil { continue }
-                return name
-            }
-        }
-        return entity.name
+    /// The `"_<name>_entity"` column beside a to-one's key in `table`, when it has one.
+    func entityColumn(of column: String, in table: String) -> String? {
+        let name = "_\(column)_entity"
+        return tables[table]?.columns.contains { $0.name == name } == true ? name : nil
+    }
+
+    /// The order column of a join table's other side, when that side is ordered.
+    func otherOrderColumn(of table: String, other: String) -> String? {
+        guard let join = joinTables.first(where: { $0.name == table }) else { return nil }
+        return other == "source" ? (join.hasSourceOrder ? "source_order" : nil) : (join.hasDestinationOrder ? "destination_order" : nil)
     }
 
     /// The statements that create every table and constraint that does not exist yet.

@@ -1,4 +1,5 @@
 public import Strata
+internal import StrataSQL
 
 extension PostgresStore {
     /// The records matching the request, in its order and window.
@@ -169,7 +170,7 @@ extension PostgresStore {
         var parameters: [String?] = [String(key)]
         let destination: String
         switch storage {
-        case .foreignKey(let table, let column, _, let orderColumn, let entities):
+        case .foreignKey(let table, let column, let orderColumn, let entities):
             // Keys are unique in a hierarchy: the key alone names the owner.
             destination = table
             let entityName = layout.tables[table]!.hasEntityColumn ? "\"_entity\"" : "NULL"
@@ -180,7 +181,7 @@ extension PostgresStore {
             }
             let order = orderColumn.map { "\(quoted($0)), " } ?? ""
             sql = "SELECT \"_pk\", \(entityName) FROM \(quoted(table)) WHERE \(condition) ORDER BY \(order)\"_pk\""
-        case .joinTable(let table, let own, let other, let orderColumn, _, let otherRoot):
+        case .joinTable(let table, let own, let other, let orderColumn, let otherRoot):
             destination = otherRoot
             let entityName = layout.tables[otherRoot]!.hasEntityColumn ? "t.\"_entity\"" : "NULL"
             let order = orderColumn.map { "j.\(quoted($0)), " } ?? ""

@@ -1,4 +1,5 @@
 public import Strata
+internal import StrataSQL
 
 extension PostgresStore {
     /// Saves a changeset in one transaction: all of it, or — on a merge conflict, a broken
@@ -208,13 +209,14 @@ extension PostgresStore {
     }
 
     /// Writes the members of one to-many relationship of a saved object.
-    private func writeMembers(_ members: [ObjectID], of key: Int64, _ entity: PostgresLayout.Entity, _ storage: PostgresLayout.ToMany, _ connection: PGConnection) throws(StrataError) {
+    private func writeMembers(_ members: [ObjectID], of key: Int64, _ entity: PostgresLayout.Entity, _ storage: ToManyStorage, _ connection: PGConnection) throws(StrataError) {
         let keys = members.compactMap(\.primaryKey).map { String($0) }
         switch storage {
-        case .foreignKey(let table, let column, let entityColumn, let orderColumn, _):
+        case .foreignKey(let table, let column, let orderColumn, _):
             // The members' own to-one values are written with their records; an ordered
             // relationship's positions only here.
             guard let orderColumn else { return }
+            let entityColumn = layout.entityColumn(of: column, in: table)
             for (position, member) in keys.enumerated() {
                 var sql = "UPDATE \(quoted(table)) SET \(quoted(column)) = $1::bigint, \(quoted(orderColumn)) = $2::bigint"
                 var parameters: [String?] = [String(key), String(position), member]
@@ -224,7 +226,8 @@ extension PostgresStore {
                 }
                 try connection.run(sql + " WHERE \"_pk\" = $3::bigint", parameters)
             }
-        case .joinTable(let table, let own, let other, let orderColumn, let otherOrderColumn, _):
+        case .joinTable(let table, let own, let other, let orderColumn, _):
+            let otherOrderColumn = layout.otherOrderColumn(of: table, other: other)
             try connection.run(
                 "DELETE FROM \(quoted(table)) WHERE \(quoted(own)) = $1::bigint AND NOT (\(quoted(other)) = ANY($2::bigint[]))",
                 [String(key), Self.array(keys)])

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Strata
+internal import StrataSQL
 
 /// How each attribute type is kept in PostgreSQL, exactly:
 ///
@@ -19,18 +20,7 @@ internal import Strata
 enum PostgresValueCoding {
     /// The column type of an attribute type.
     static func columnType(_ type: AttributeType) -> String {
-        switch type {
-        case .string, .uri: "text"
-        case .int16: "smallint"
-        case .int32: "integer"
-        case .int64: "bigint"
-        case .decimal: "numeric"
-        case .double, .date: "double precision"
-        case .float: "real"
-        case .bool: "boolean"
-        case .binary, .transformable: "bytea"
-        case .uuid: "uuid"
-        }
+        PostgreSQLDialect().columnType(type)
     }
 
     /// The text parameter of a value; nil for nil.
