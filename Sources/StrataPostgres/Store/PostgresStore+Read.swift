@@ -19,8 +19,23 @@ extension PostgresStore {
         }
     }
 
+    /// How many records match: `count(*)` in SQL when there is no predicate, else the length of
+    /// the fetch.
     public func count(_ request: StoreFetchRequest) throws(StrataError) -> Int {
-        try fetch(request).count
+        guard request.predicate == nil else { return try fetch(request).count }
+        let total = try pool.read { (connection) throws(StrataError) -> Int in
+            var total = 0
+            for (table, names) in tables(of: request.entityNames) {
+                let hasEntity = layout.tables[table]!.hasEntityColumn
+                let result = try connection.run(
+                    "SELECT count(*) FROM \(quoted(table))\(hasEntity ? " WHERE \"_entity\" = ANY($1::text[])" : "")",
+                    hasEntity ? [Self.array(names)] : [])
+                total += Int(result.int64(0, 0) ?? 0)
+            }
+            return total
+        }
+        let start = min(max(request.fetchOffset, 0), total)
+        return (request.fetchLimit > 0 ? min(start + request.fetchLimit, total) : total) - start
     }
 
     public func records(for objectIDs: [ObjectID]) throws(StrataError) -> [ObjectID: StoreRecord] {
@@ -94,18 +109,24 @@ extension PostgresStore {
 
     /// The rows of `entityNames`, by table, in primary-key order.
     func rows(of entityNames: [String], _ connection: PGConnection) throws(StrataError) -> [StoreRecord] {
-        var byTable: [String: [String]] = [:]
-        for name in entityNames {
-            guard let entity = layout.entities[name] else { continue }
-            byTable[entity.table, default: []].append(name)
-        }
+        let byTable = tables(of: entityNames)
         var records: [StoreRecord] = []
-        for (table, names) in byTable.sorted(by: { $0.key < $1.key }) {
+        for (table, names) in byTable {
             let hasEntity = layout.tables[table]!.hasEntityColumn
             records += try select(table, where: hasEntity ? "\"_entity\" = ANY($1::text[])" : "TRUE", hasEntity ? [Self.array(names)] : [], connection)
         }
         if byTable.count > 1 { records.sort { $0.objectID.primaryKey ?? 0 < $1.objectID.primaryKey ?? 0 } }
         return records
+    }
+
+    /// The tables of `entityNames` (those this store holds), by name, each with its entities asked for.
+    private func tables(of entityNames: [String]) -> [(table: String, entities: [String])] {
+        var byTable: [String: [String]] = [:]
+        for name in entityNames {
+            guard let entity = layout.entities[name] else { continue }
+            byTable[entity.table, default: []].append(name)
+        }
+        return byTable.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// The records of `ids` that the store holds (of the entity each ID names).
