@@ -85,6 +85,9 @@ public struct PostgresLocation: Sendable, Hashable {
         self.conninfo = conninfo
     }
 
+    /// The channel saves notify (`LISTEN`): `strata.<schema>`.
+    var channel: String { "strata.\(schema)" }
+
     /// The URL for errors and logs: without its password.
     public var description: String { Self.redacted(url) }
 

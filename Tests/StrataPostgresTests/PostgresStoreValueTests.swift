@@ -96,7 +96,7 @@ import Testing
             "added double precision", "image bytea", "uid uuid", "page text", "extra bytea",
         ])
         let tables = try place.column("SELECT table_name FROM information_schema.tables WHERE table_schema = '\(place.name)' ORDER BY table_name")
-        #expect(tables == ["Label", "Label.products", "Maker", "Product", "Product.similar", "Step", "strata_keys", "strata_metadata"])
+        #expect(tables == ["Label", "Label.products", "Maker", "Product", "Product.similar", "Step", "strata_history", "strata_keys", "strata_metadata"])
         let model = try place.column("SELECT value FROM strata_metadata WHERE key = 'modelName'")
         #expect(model == ["Shop"])
     }

@@ -726,6 +726,17 @@ public final class PersistentStoreCoordinator: Sendable {
         for observer in observers { observer(notification) }
     }
 
+    /// Brings in what another process saved to one of the stores, as the store learned it from
+    /// its own record of changes (the PostgreSQL store's transaction history): the row cache
+    /// forgets those rows, and save observers — contexts that merge changes among them — get a
+    /// notification without records, so that their objects are read again.
+    public func mergeRemoteChanges(inserted: Set<ObjectID>, updated: Set<ObjectID>, deleted: Set<ObjectID>) {
+        evictCachedRecords(updated.union(deleted))
+        broadcast {
+            SaveNotification(inserted: inserted, updated: updated, deleted: deleted, changedKeys: [:], records: [:], sourceContext: nil)
+        }
+    }
+
     /// Identifies an observer for ``removeObserver(_:)``.
     public struct ObserverToken: Sendable, Hashable {
         let id: UUID

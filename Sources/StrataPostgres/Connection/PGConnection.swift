@@ -95,6 +95,30 @@ final class PGConnection {
         }
     }
 
+    /// Waits up to `milliseconds` for notifications of the channels this connection `LISTEN`s
+    /// to, and returns their payloads (none when the time ran out).
+    /// - Throws: ``PGError`` when the connection broke.
+    func notifications(waitingUpTo milliseconds: Int32) throws(PGError) -> [String] {
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        if poll(&descriptor, 1, milliseconds) > 0 || PQstatus(handle) != CONNECTION_OK {
+            guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else {
+                throw PGError(state: "", message: Self.message(PQerrorMessage(handle)))
+            }
+        }
+        var payloads: [String] = []
+        while let notification = PQnotifies(handle) {
+            payloads.append(String(cString: notification.pointee.extra))
+            PQfreemem(notification)
+        }
+        return payloads
+    }
+
+    /// A string literal for the few statements that take no parameters (`SET`): single quotes,
+    /// a quote inside doubled. Values of saves and fetches are always parameters.
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
     private static func message(_ text: UnsafePointer<CChar>?) -> String {
         text.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown error"
     }

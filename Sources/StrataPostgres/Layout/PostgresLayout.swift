@@ -15,8 +15,9 @@ internal import StrataSQL
 ///   relationship has a join table `"<Entity>.<relationship>"` (`"source"`, `"destination"`,
 ///   and `"source_order"`/`"destination_order"` for ordered sides), named after the side
 ///   whose (entity, name) sorts first.
-/// - `strata_metadata` (key, value: the SQLite store's keys, the schema JSON among them) and
-///   `strata_keys` (entity, last primary key handed out).
+/// - `strata_metadata` (key, value: the SQLite store's keys, the schema JSON among them),
+///   `strata_keys` (entity, last primary key handed out) and `strata_history` (one row per
+///   save: the objects it inserted, updated and deleted, for other processes' contexts).
 /// - Uniqueness constraints are `UNIQUE` constraints on their columns, checked at the end of
 ///   each save (deferred), so two objects may swap values in one save.
 struct PostgresLayout: Sendable {
@@ -117,6 +118,11 @@ struct PostgresLayout: Sendable {
         var statements = [
             "CREATE TABLE IF NOT EXISTS \"strata_metadata\" (\"key\" text PRIMARY KEY, \"value\" text NOT NULL)",
             "CREATE TABLE IF NOT EXISTS \"strata_keys\" (\"entity\" text PRIMARY KEY, \"last\" bigint NOT NULL)",
+            // One row per save: what it changed, as "Entity/key" (PostgresChangeObserver).
+            """
+            CREATE TABLE IF NOT EXISTS "strata_history" ("id" bigserial PRIMARY KEY, "origin" text NOT NULL, \
+            "committed" timestamptz NOT NULL DEFAULT now(), "inserted" text[] NOT NULL, "updated" text[] NOT NULL, "deleted" text[] NOT NULL)
+            """,
         ]
         for root in tables.keys.sorted() {
             let table = tables[root]!

@@ -178,6 +178,15 @@ extension PostgresStore {
         let stillReferred = try references(toDeleted: deleted, connection)
         if !stillReferred.isEmpty { throw StrataError.referencesToDeleted(stillReferred, in: location.description) }
 
+        // What the save changed, for other processes (PostgresChangeObserver); the notification
+        // is delivered when the transaction commits, and never when it rolls back.
+        try connection.run(
+            "INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])",
+            [instanceIdentifier, Self.array(inserted.map { PostgresRemoteChanges.text($0.record.objectID) }),
+             Self.array(written.map { PostgresRemoteChanges.text($0.record.objectID) }),
+             Self.array(deleted.map { "\($0.entity.description.name)/\($0.key)" })])
+        try connection.run("SELECT pg_notify($1, $2)", [location.channel, instanceIdentifier])
+
         for (root, key) in highestKeys.sorted(by: { $0.key < $1.key }) {
             try connection.run(
                 "INSERT INTO \"strata_keys\" (\"entity\", \"last\") VALUES ($1, $2::bigint) ON CONFLICT (\"entity\") DO UPDATE SET \"last\" = greatest(\"strata_keys\".\"last\", excluded.\"last\")",

@@ -32,6 +32,9 @@ public final class PostgresStore: PersistentStore {
     private let metadataState: Locked<StoreMetadata>
     /// The model hash the store had when it was opened: every save checks it still has.
     let openedModelHash: String
+    /// This store instance's name in `strata_history`, so that its own saves, which its
+    /// coordinator announced already, are not announced again as remote ones.
+    let instanceIdentifier = UUID().uuidString
 
     /// Opens the store at `location`, creating its schema and tables when they do not exist.
     ///
