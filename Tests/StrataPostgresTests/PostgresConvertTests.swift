@@ -25,7 +25,7 @@ import Testing
         process.arguments = arguments
         process.currentDirectoryURL = directory
         let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        try Data().write(to: output)
         let handle = try FileHandle(forWritingTo: output)
         process.standardOutput = handle
         process.standardError = handle
@@ -69,5 +69,22 @@ import Testing
         #expect(process.terminationStatus != 0)
         try Self.run(["convert", "--force", "back.sqlite", place.url.absoluteString], in: directory)
         #expect(try Self.run(["dump", place.url.absoluteString], in: directory) == original)
+    }
+
+    @Test func loadAndQueryTakeAPostgresURL() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        try Data(#"{ "objects": { "Tag": [ { "@id": 3, "name": "home" }, { "@id": 4, "name": "work" } ] } }"#.utf8)
+            .write(to: directory.appendingPathComponent("tags.json"))
+        let loaded = try Self.run(["load", "--schema", repository.appendingPathComponent("Schemas/TodoList.json").path, place.url.absoluteString, "tags.json"], in: directory)
+        #expect(loaded.hasPrefix("loaded 2 objects into postgres://"))
+        #expect(try place.column("SELECT name FROM \"Tag\" ORDER BY \"_pk\"") == ["home", "work"])
+        let found = try Self.run(["query", place.url.absoluteString, "Tag", "--where", "name BEGINSWITH 'w'"], in: directory)
+        #expect(found.contains("work"))
+        #expect(!found.contains("home"))
     }
 }
