@@ -64,7 +64,7 @@ extension PostgresStore {
 
     /// Writes a changeset inside the open transaction and returns the new versions; throws on
     /// the first problem (the caller rolls back).
-    private func apply(_ changes: StoreChangeset, _ connection: PGConnection) throws(StrataError) -> [ObjectID: Int64] {
+    func apply(_ changes: StoreChangeset, _ connection: PGConnection, recordsHistory: Bool = true) throws(StrataError) -> [ObjectID: Int64] {
         try checkIdentity(connection)
         let checking = !changes.overwritesConflicts && !changes.restoresVersions
         var conflicts: [ValidationFailure] = []
@@ -180,12 +180,9 @@ extension PostgresStore {
 
         // What the save changed, for other processes (PostgresChangeObserver); the notification
         // is delivered when the transaction commits, and never when it rolls back.
-        try connection.run(
-            "INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])",
-            [instanceIdentifier, Self.array(inserted.map { PostgresRemoteChanges.text($0.record.objectID) }),
-             Self.array(written.map { PostgresRemoteChanges.text($0.record.objectID) }),
-             Self.array(deleted.map { "\($0.entity.description.name)/\($0.key)" })])
-        try connection.run("SELECT pg_notify($1, $2)", [location.channel, instanceIdentifier])
+        if recordsHistory {
+            try recordHistory(inserted: inserted.map(\.record.objectID), updated: written.map(\.record.objectID), deleted: deleted, connection)
+        }
 
         for (root, key) in highestKeys.sorted(by: { $0.key < $1.key }) {
             try connection.run(
@@ -193,6 +190,15 @@ extension PostgresStore {
                 [root, String(key)])
         }
         return versions
+    }
+
+    /// A `strata_history` row for a save, and the notification of the store's channel.
+    private func recordHistory(inserted: [ObjectID], updated: [ObjectID], deleted: [(entity: PostgresLayout.Entity, key: Int64)], _ connection: PGConnection) throws(StrataError) {
+        try connection.run(
+            "INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])",
+            [instanceIdentifier, Self.array(inserted.map(PostgresRemoteChanges.text)), Self.array(updated.map(PostgresRemoteChanges.text)),
+             Self.array(deleted.map { "\($0.entity.description.name)/\($0.key)" })])
+        try connection.run("SELECT pg_notify($1, $2)", [location.channel, instanceIdentifier])
     }
 
     /// The entity layout and key of an object of this store.

@@ -87,6 +87,19 @@ public final class PostgresStore: PersistentStore {
         metadataState = Locked(metadata)
     }
 
+    /// A store over tables a migration reads and writes on its own connection, inside its
+    /// transaction: nothing is connected, created or checked here.
+    init(migrating location: PostgresLocation, layout: PostgresLayout, metadata: StoreMetadata) {
+        self.location = location
+        self.layout = layout
+        url = location.url
+        configurationName = nil
+        pool = PGConnectionPool(location: location)
+        storeIdentifier = metadata.storeIdentifier
+        openedModelHash = metadata.modelVersionHash
+        metadataState = Locked(metadata)
+    }
+
     public var metadata: StoreMetadata { metadataState.withLock { $0 } }
 
     public func setCustomMetadata(_ custom: [String: String]) throws(StrataError) {
