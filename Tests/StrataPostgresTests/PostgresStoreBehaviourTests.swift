@@ -264,3 +264,31 @@ import Testing
         #expect(try place.column("SELECT large FROM \"Product\"") == ["\(workers * increments)"])
     }
 }
+
+/// Uniqueness by the rules every store shares, found without reading whole tables.
+@Suite struct PostgresUniquenessTests {
+    @Test func canonicallyEquivalentStringsAreTheSameValue() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let schema = try Models.shop()
+        let context = ManagedObjectContext(coordinator: try place.coordinator(schema))
+        for sku in ["Caf\u{E9}", "other", "x"] {
+            let product = try context.insertObject(entityName: "Product")
+            product["sku"] = sku
+        }
+        try context.save()
+        let bundle = try context.insertObject(entityName: "Bundle")
+        bundle["sku"] = "Cafe\u{301}"
+        let error = #expect(throws: StrataError.self) { try context.save() }
+        #expect(error?.code == .validationFailed)
+        #expect(error?.failures.map(\.objectID).contains(bundle.objectID) == true)
+        // nil never collides, and a value of its own is fine.
+        bundle["sku"] = nil
+        let another = try context.insertObject(entityName: "Product")
+        another["sku"] = nil
+        try context.save()
+        bundle["sku"] = "Cafe"
+        try context.save()
+        #expect(try place.column("SELECT count(*) FROM \"Product\"") == ["5"])
+    }
+}

@@ -46,21 +46,87 @@ extension PostgresStore {
         try pool.read { (connection) throws(StrataError) in try members(of: objectID, relationship, connection) }
     }
 
-    /// The uniqueness violations `changes` would cause: the rows of every hierarchy with a
-    /// constraint that the changes touch, checked with the changes applied by the rules every
-    /// store shares.
+    /// The uniqueness violations `changes` would cause, by the rules every store shares
+    /// (strings equal when canonically equivalent, nil never equal): the stored rows that have
+    /// the same values as a changed object (found in SQL, strings compared in NFC) are checked
+    /// with the changes applied. A changeset of more than ``targetedUniquenessLimit`` objects
+    /// reads the constrained hierarchies whole instead of asking for each object.
     public func uniquenessViolations(_ changes: StoreChangeset) -> [ValidationFailure] {
-        let touched = Set((changes.inserted + changes.updated).map(\.objectID.entityName))
-        let constrained = layout.entities.values.filter { entity in
-            ([entity.description.name] + entity.description.ancestorNames).contains { layout.schema.entity(named: $0)?.uniquenessConstraints.isEmpty == false }
+        let changed = changes.inserted + changes.updated
+        let constrained = changed.contains { record in
+            guard let entity = layout.entities[record.objectID.entityName] else { return false }
+            return Self.constraintOwners(of: entity.description, layout.schema).contains { !$0.uniquenessConstraints.isEmpty }
         }
-        let names = constrained.map(\.description.name).filter { name in
-            touched.contains { layout.schema.entity(named: $0)?.rootName == layout.schema.entity(named: name)?.rootName }
+        guard constrained else { return [] }
+        let records: [StoreRecord]
+        do {
+            if changed.count > Self.targetedUniquenessLimit {
+                let names = Set(changed.flatMap { record in
+                    layout.schema.entity(named: record.objectID.entityName).map { layout.schema.entityAndDescendants(of: $0.rootName).map(\.name) } ?? []
+                })
+                records = try fetch(StoreFetchRequest(entityNames: names.sorted()))
+            } else {
+                records = try pool.read { (connection) throws(StrataError) -> [StoreRecord] in
+                    Array(try self.records(try sameValues(as: changed, connection), connection).values)
+                }
+            }
+        } catch {
+            // The save's deferred UNIQUE constraints still refuse what this could not check.
+            return []
         }
-        guard !names.isEmpty, let records = try? fetch(StoreFetchRequest(entityNames: names)) else { return [] }
         var contents = AtomicStoreContents(metadata: metadata)
         for record in records { contents.records[record.objectID.entityName, default: [:]][record.objectID] = record }
         return AtomicStore(inMemory: contents, type: .postgres, schema: layout.schema).uniquenessViolations(changes)
+    }
+
+    /// How many changed objects ``uniquenessViolations(_:)`` looks up one by one.
+    static let targetedUniquenessLimit = 200
+
+    /// An entity and its ancestors: the entities whose uniqueness constraints bind its objects.
+    private static func constraintOwners(of entity: EntityDescription, _ schema: Schema) -> [EntityDescription] {
+        ([entity.name] + entity.ancestorNames).compactMap { schema.entity(named: $0) }
+    }
+
+    /// The stored objects that have, for some constraint, the same values as one of `records`.
+    private func sameValues(as records: [StoreRecord], _ connection: PGConnection) throws(StrataError) -> [ObjectID] {
+        var found: [ObjectID] = []
+        for record in records {
+            guard let entity = layout.entities[record.objectID.entityName] else { continue }
+            for owner in Self.constraintOwners(of: entity.description, layout.schema) {
+                let covered = layout.schema.entityAndDescendants(of: owner.name).map(\.name)
+                constraints: for constraint in owner.uniquenessConstraints {
+                    var conditions: [String] = []
+                    var parameters: [String?] = []
+                    for name in constraint {
+                        if let type = entity.attributes.first(where: { $0.name == name })?.type {
+                            // nil is never equal to anything: no object can collide.
+                            guard let value = record.attributes[name] else { continue constraints }
+                            parameters.append(try PostgresValueCoding.encode(value, attribute: name, entity: entity.description.name))
+                            let placeholder = "$\(parameters.count)::\(PostgresValueCoding.columnType(type))"
+                            conditions.append(type == .string
+                                ? "normalize(\(quoted(name)), NFC) = normalize(\(placeholder), NFC)"
+                                : "\(quoted(name)) = \(placeholder)")
+                        } else {
+                            guard let target = record.toOne[name]?.primaryKey else { continue constraints }
+                            parameters.append(String(target))
+                            conditions.append("\(quoted(name)) = $\(parameters.count)::bigint")
+                        }
+                    }
+                    if entity.hasEntityColumn {
+                        parameters.append(Self.array(covered))
+                        conditions.append("\"_entity\" = ANY($\(parameters.count)::text[])")
+                    }
+                    let result = try connection.run(
+                        "SELECT \"_pk\", \(entity.hasEntityColumn ? "\"_entity\"" : "NULL") FROM \(quoted(entity.table)) WHERE \(conditions.joined(separator: " AND ")) LIMIT 10",
+                        parameters)
+                    for row in 0..<result.count {
+                        guard let key = result.int64(row, 0) else { continue }
+                        found.append(ObjectID(entityName: result.text(row, 1) ?? entity.table, storeIdentifier: storeIdentifier, primaryKey: key))
+                    }
+                }
+            }
+        }
+        return found
     }
 
     // MARK: - Rows
