@@ -39,6 +39,15 @@ import Testing
         #expect(try names("price >= 2", sort: [FetchSortDescriptor("price", ascending: false)]) == ["banana", "Éclat", "Apple"])
         #expect(try names("price >= 0", sort: [FetchSortDescriptor("price")], limit: 2, offset: 1) == ["e\u{301}clair", "Apple"])
         #expect(try reader.count(for: FetchRequest(entityName: "Product", predicate: try FetchPredicate(format: "name CONTAINS[c] 'AN'"))) == 1)
+        // A window alone, in key order (SQL's LIMIT and OFFSET).
+        var window = FetchRequest(entityName: "Product")
+        window.fetchLimit = 2
+        window.fetchOffset = 1
+        #expect(try reader.fetch(window).map { $0["name"] as? String } == ["e\u{301}clair", "Apple"])
+        window.fetchLimit = 0
+        window.fetchOffset = 3
+        #expect(try reader.fetch(window).map { $0["name"] as? String } == ["Éclat", "banana"])
+        #expect(try reader.count(for: window) == 2)
     }
 
     @Test func relationshipsToOneToManyOrderedAndManyToManyRoundTrip() throws {

@@ -134,6 +134,11 @@ extension PostgresStore {
     /// The candidate rows of a request's entities in primary-key order, filtered, sorted and
     /// windowed by the evaluator.
     func matching(_ request: StoreFetchRequest, _ connection: PGConnection) throws(StrataError) -> [StoreRecord] {
+        // Key order and a window only, in one table: the window is SQL's.
+        let tables = tables(of: request.entityNames)
+        if request.predicate == nil, request.sortDescriptors.isEmpty, tables.count == 1, request.fetchLimit > 0 || request.fetchOffset > 0 {
+            return try rows(of: tables[0], connection, window: PostgreSQLDialect().window(limit: max(request.fetchLimit, 0), offset: max(request.fetchOffset, 0)))
+        }
         var candidates = try rows(of: request.entityNames, connection)
         if request.predicate != nil || !request.sortDescriptors.isEmpty {
             let evaluator = evaluator(connection)
@@ -177,12 +182,16 @@ extension PostgresStore {
     func rows(of entityNames: [String], _ connection: PGConnection) throws(StrataError) -> [StoreRecord] {
         let byTable = tables(of: entityNames)
         var records: [StoreRecord] = []
-        for (table, names) in byTable {
-            let hasEntity = layout.tables[table]!.hasEntityColumn
-            records += try select(table, where: hasEntity ? "\"_entity\" = ANY($1::text[])" : "TRUE", hasEntity ? [Self.array(names)] : [], connection)
-        }
+        for table in byTable { records += try rows(of: table, connection) }
         if byTable.count > 1 { records.sort { $0.objectID.primaryKey ?? 0 < $1.objectID.primaryKey ?? 0 } }
         return records
+    }
+
+    /// The rows of some entities of one table, in key order, in a window (`LIMIT`/`OFFSET`).
+    private func rows(of table: (table: String, entities: [String]), _ connection: PGConnection, window: String = "") throws(StrataError) -> [StoreRecord] {
+        let hasEntity = layout.tables[table.table]!.hasEntityColumn
+        return try select(
+            table.table, where: hasEntity ? "\"_entity\" = ANY($1::text[])" : "TRUE", hasEntity ? [Self.array(table.entities)] : [], connection, window: window)
     }
 
     /// The tables of `entityNames` (those this store holds), by name, each with its entities asked for.
@@ -215,12 +224,12 @@ extension PostgresStore {
 
     /// The rows of one table matching `condition`, as records of their concrete entities, with
     /// every to-many relationship left lazy.
-    private func select(_ table: String, where condition: String, _ parameters: [String?], _ connection: PGConnection) throws(StrataError) -> [StoreRecord] {
+    private func select(_ table: String, where condition: String, _ parameters: [String?], _ connection: PGConnection, window: String = "") throws(StrataError) -> [StoreRecord] {
         let layoutTable = layout.tables[table]!
         let columns = layoutTable.columns
         var list = ["\"_pk\"", "\"_version\"", layoutTable.hasEntityColumn ? "\"_entity\"" : "NULL"]
         list += columns.map { quoted($0.name) }
-        let result = try connection.run("SELECT \(list.joined(separator: ", ")) FROM \(quoted(table)) WHERE \(condition) ORDER BY \"_pk\"", parameters)
+        let result = try connection.run("SELECT \(list.joined(separator: ", ")) FROM \(quoted(table)) WHERE \(condition) ORDER BY \"_pk\"\(window)", parameters)
         var positions: [String: Int] = [:]
         for (index, column) in columns.enumerated() { positions[column.name] = index + 3 }
         var records: [StoreRecord] = []
