@@ -133,7 +133,7 @@ extension PostgresStore {
     /// Brings what other processes save to this store into `coordinator` from now on: its row
     /// cache forgets the changed rows, and its contexts that merge changes
     /// (`automaticallyMergesChangesFromParent`) read them again
-    /// (``PersistentStoreCoordinator/mergeRemoteChanges(inserted:updated:deleted:)``).
+    /// (`PersistentStoreCoordinator.mergeRemoteChanges(inserted:updated:deleted:)`).
     ///
     /// ```swift
     /// let store = try coordinator.addStore(StoreDescription(type: .postgres, url: url)) as! PostgresStore

@@ -49,7 +49,7 @@ extension PostgresStore {
     /// The uniqueness violations `changes` would cause, by the rules every store shares
     /// (strings equal when canonically equivalent, nil never equal): the stored rows that have
     /// the same values as a changed object (found in SQL, strings compared in NFC) are checked
-    /// with the changes applied. A changeset of more than ``targetedUniquenessLimit`` objects
+    /// with the changes applied. A changeset of more than 200 objects
     /// reads the constrained hierarchies whole instead of asking for each object.
     public func uniquenessViolations(_ changes: StoreChangeset) -> [ValidationFailure] {
         let changed = changes.inserted + changes.updated
