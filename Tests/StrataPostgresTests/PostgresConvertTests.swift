@@ -71,7 +71,7 @@ import Testing
         #expect(try Self.run(["dump", place.url.absoluteString], in: directory) == original)
     }
 
-    @Test func loadAndQueryTakeAPostgresURL() throws {
+    @Test func loadQueryAndCheckTakeAPostgresURL() throws {
         let place = try TestSchema()
         defer { place.drop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
@@ -86,5 +86,7 @@ import Testing
         let found = try Self.run(["query", place.url.absoluteString, "Tag", "--where", "name BEGINSWITH 'w'"], in: directory)
         #expect(found.contains("work"))
         #expect(!found.contains("home"))
+        let checked = try Self.run(["check", place.url.absoluteString], in: directory)
+        #expect(checked.hasSuffix(": sound (postgres store, 2 objects checked)\n"))
     }
 }

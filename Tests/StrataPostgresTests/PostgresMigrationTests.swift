@@ -56,6 +56,19 @@ import Testing
         #expect(try store.allocatePrimaryKeys(rootEntity: "Note", count: 1) == [3])
     }
 
+    @Test func strataMigrateTakesAPostgresURL() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let (_, ids) = try storeOfV1(place, titles: ["a", "b"])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(Self.v1.utf8).write(to: directory.appendingPathComponent("v1.json"))
+        try Data(Self.v2.utf8).write(to: directory.appendingPathComponent("v2.json"))
+        try PostgresConvertTests.run(["migrate", "--schema", "v2.json", "--via", "v1.json", place.url.absoluteString], in: directory)
+        #expect(try place.store(try Models.schema(Self.v2)).records(for: ids)[ids[0]]?.attributes["text"] == .string("about a"))
+    }
+
     @Test func twoProcessesMigratingAtOnceMigrateOnce() async throws {
         let place = try TestSchema()
         defer { place.drop() }
