@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "StrataBinaryPlist", targets: ["StrataBinaryPlist"]),
         .library(name: "StrataCoreData", targets: ["StrataCoreData"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
+        // The conformance suite and test helpers, for the tests of Strata and of third-party stores.
+        .library(name: "StrataTestKit", targets: ["StrataTestKit"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         .executable(name: "todo-example", targets: ["TodoExample"]),
         .executable(name: "customers-example", targets: ["CustomersExample"]),
@@ -90,6 +92,13 @@ let package = Package(
             dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "CSQLite", "CLibXML2"],
             swiftSettings: strictSettings
         ),
+        // The conformance suite every store runs from its tests, and the helpers of the test
+        // targets. It imports Testing (the toolchain's), so apps that do not use it never link it.
+        .target(
+            name: "StrataTestKit",
+            dependencies: ["Strata"],
+            swiftSettings: strictSettings
+        ),
         // The CLI lives in Sources/strata; its module is StrataCLI so that it never
         // collides with the `Strata` module on case-insensitive file systems.
         .executableTarget(
@@ -151,51 +160,58 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata"],
+            dependencies: ["StrataTestKit", "Strata"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataSQLiteTests",
-            dependencies: ["StrataSQLite", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["StrataTestKit", "StrataSQLite", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataXMLTests",
-            dependencies: ["StrataXML"],
+            dependencies: ["StrataTestKit", "StrataXML"],
             // Golden files the tests read from the source tree.
             exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataBinaryPlistTests",
-            dependencies: ["StrataBinaryPlist"],
+            dependencies: ["StrataTestKit", "StrataBinaryPlist"],
             // Golden files, read from the source tree by path and compared byte for byte.
             exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataCoreDataTests",
-            dependencies: ["StrataCoreData", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
+            dependencies: ["StrataTestKit", "StrataCoreData", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
             swiftSettings: strictSettings
         ),
-        // One suite of store behaviour, run against every store type.
+        // The conformance suite of StrataTestKit, run against every store type of this package.
         .testTarget(
             name: "StrataConformanceTests",
-            dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
+            dependencies: ["StrataTestKit", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
+            swiftSettings: strictSettings
+        ),
+        // The test kit's own tests, and a store written outside Strata run through the whole
+        // conformance suite with public API only.
+        .testTarget(
+            name: "StrataTestKitTests",
+            dependencies: ["StrataTestKit", "Strata", "StrataBinaryPlist"],
             swiftSettings: strictSettings
         ),
         // The generator's output for a model with every kind of property, compiled here and
         // compared with what the generator makes now.
         .testTarget(
             name: "StrataGeneratorTests",
-            dependencies: ["StrataGenerator", "Strata"],
+            dependencies: ["StrataTestKit", "StrataGenerator", "Strata"],
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
         // The PostgreSQL store against a real server (STRATA_POSTGRES_URL; Scripts/postgres-server.sh).
         .testTarget(
             name: "StrataPostgresTests",
-            dependencies: ["StrataPostgres", "Strata", "StrataSQLite", "StrataCLI"],
+            dependencies: ["StrataTestKit", "StrataPostgres", "Strata", "StrataSQLite", "StrataCLI"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -203,7 +219,7 @@ let package = Package(
             // The store modules too, to plant problems in store files for `strata check`; the
             // examples, so that they are built for the tests that run them.
             dependencies: [
-                "StrataCLI", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataCoreData",
+                "StrataTestKit", "StrataCLI", "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataCoreData",
                 "TodoExample", "CustomersExample", "MoodyExample", "PeopleExample",
             ],
             // Expected CLI output, read from the source tree by path and compared exactly.

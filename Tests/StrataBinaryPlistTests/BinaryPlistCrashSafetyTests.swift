@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataBinaryPlist
+import StrataTestKit
 import Synchronization
 import Testing
 #if canImport(Glibc)
@@ -44,7 +45,7 @@ import Darwin
     }
 
     @Test func aSaveThatFailsHalfwayLeavesTheOldFile() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("store.plist")
         let failure = FailureSwitch()
         var types = StoreTypeRegistry()
@@ -89,7 +90,7 @@ import Darwin
     /// state of one committed save. Repeated several times.
     @Test(.enabled(if: ProcessInfo.processInfo.environment[childKey] == nil))
     func killDuringSavesLeavesAWholeStore() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("store.plist")
         // Big enough that each save takes a while, so that kills land inside writes.
         let ballast = (1...3_000).map { Fixtures.record("Tag", Int64($0), ["name": .string(String(repeating: "ballast \($0) ", count: 8))]) }

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataBinaryPlist
+import StrataTestKit
 import Testing
 
 /// Files that Python's plistlib reads, and files plistlib writes that Strata reads. Skipped (and
@@ -73,7 +74,7 @@ struct BinaryPlistInteropTests {
     }
 
     @Test func plistlibReadsOurFiles() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("store.plist")
         let contents = Self.edgeStore()
         try format.write(contents, to: url)
@@ -123,7 +124,7 @@ struct BinaryPlistInteropTests {
     }
 
     @Test func weReadWhatPlistlibWritesBack() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let ours = directory.file("ours.plist")
         let theirs = directory.file("theirs.plist")
         let contents = Self.edgeStore()
@@ -196,7 +197,7 @@ struct BinaryPlistInteropTests {
     }
 
     @Test func weReadStoresPlistlibWrites() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let contents = try format.read(from: pythonStore(in: directory))
         #expect(contents.metadata.custom == ["written by": "plistlib"])
         #expect(contents.metadata.modelVersionHash == Fixtures.schema.versionHash)
@@ -230,7 +231,7 @@ struct BinaryPlistInteropTests {
     }
 
     @Test func plistlibsSixteenByteIntegersBeyondInt64AreRefused() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let script = Self.writeScript.replacingOccurrences(of: "large=255", with: "large=2**63")
         let url = try pythonStore(script, in: directory)
         let error = try #require(throws: StrataError.self) { try format.read(from: url) }

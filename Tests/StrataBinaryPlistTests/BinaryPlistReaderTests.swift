@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataBinaryPlist
+import StrataTestKit
 import Testing
 
 /// Damaged, truncated and hostile files: every one is refused with `corruptStore` naming what is
@@ -366,7 +367,7 @@ import Testing
     }
 
     @Test func notABinaryPlist() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("store.plist")
         try Data("<?xml version=\"1.0\"?><plist></plist>".utf8).write(to: url)
         let error = try #require(throws: StrataError.self) { try format.read(from: url) }

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataBinaryPlist
+import StrataTestKit
 import Testing
 
 /// Two stores (as two processes would) on one binary file, saving changesets: a save that finds
@@ -9,7 +10,7 @@ import Testing
 @Suite struct BinaryPlistStoreConcurrencyTests {
     /// The small store written to a file, and two stores opened on it.
     static func twoStores() throws -> (directory: TemporaryDirectory, url: URL, first: any PersistentStore, second: any PersistentStore) {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("store.plist")
         try Fixtures.format.write(Fixtures.smallStore(), to: url)
         let first = try #require(try Fixtures.coordinator(at: url).stores.first)

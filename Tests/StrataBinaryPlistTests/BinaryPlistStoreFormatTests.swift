@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 import StrataBinaryPlist
 
@@ -226,7 +227,7 @@ import StrataBinaryPlist
 
     @Test func metadataAloneIsRead() throws {
         let contents = Fixtures.smallStore()
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("store.plist")
         try format.write(contents, to: url)
         #expect(try format.readMetadata(from: url) == contents.metadata)
@@ -243,7 +244,7 @@ import StrataBinaryPlist
         #expect(format.recognizes(header: Data("bplist00\u{D0}".utf8)))
         #expect(!format.recognizes(header: Data("bplist01".utf8)))
         #expect(!format.recognizes(header: Data("<?xml version".utf8)))
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("store.data")
         try format.write(Fixtures.smallStore(), to: url)
         #expect(try Fixtures.storeTypes.type(of: url) == .binaryPlist)

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataBinaryPlist
+import StrataTestKit
 import Testing
 
 /// The binary store behind a coordinator and contexts: what one stack saves, the next reads.
@@ -51,7 +52,7 @@ import Testing
     }
 
     @Test func aSecondStackReadsWhatTheFirstSaved() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("store.plist")
         try makeStore(at: url)
         let context = ManagedObjectContext(coordinator: try Fixtures.coordinator(at: url))
@@ -86,7 +87,7 @@ import Testing
     }
 
     @Test func updatesDeletesAndKeySequencesPersist() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("store.plist")
         try makeStore(at: url)
         let milkID: ObjectID
@@ -121,7 +122,7 @@ import Testing
     }
 
     @Test func customMetadataIsWrittenAtOnce() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("store.bplist")
         let coordinator = try Fixtures.coordinator(at: url)
         let store = try #require(coordinator.stores.first)
@@ -137,7 +138,7 @@ import Testing
     }
 
     @Test func anotherModelIsRefusedBeforeAnyDataIsRead() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("store.plist")
         try makeStore(at: url)
         let before = try Data(contentsOf: url)
@@ -150,7 +151,7 @@ import Testing
     }
 
     @Test func aCorruptStoreIsNotOpened() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("store.plist")
         try makeStore(at: url)
         var bytes = try Data(contentsOf: url)
@@ -183,7 +184,7 @@ import Testing
         }
         records += (1...100).map { Fixtures.record("Tag", Int64($0), ["name": .string("tag \($0)")]) }
         let contents = Fixtures.contents(records, keySequences: ["Item": 100_000, "Tag": 100])
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         let url = directory.file("large.plist")
         try Fixtures.format.write(contents, to: url)
         let back = try Fixtures.format.read(from: url)

@@ -308,7 +308,7 @@ struct CheckCommandTests {
         #expect(run.status == 1)
 
         let json = try workspace.run("check", "--format", "json", "todo.plist")
-        try Golden.expect(json.stdout, matches: "check-dangling.json")
+        try golden.expect(json.stdout, matches: "check-dangling.json")
         #expect(json.status == 1)
     }
 

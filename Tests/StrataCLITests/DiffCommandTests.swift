@@ -63,7 +63,7 @@ struct DiffCommandTests {
         let run = try workspace.run("diff", "v1.json", "v2.json")
         #expect(run.stderr == "")
         #expect(run.status == 1)
-        try Golden.expect(run.stdout, matches: "diff-Shop.txt")
+        try golden.expect(run.stdout, matches: "diff-Shop.txt")
     }
 
     @Test func sameVersionHashExitsZeroAndStillListsTheChanges() throws {

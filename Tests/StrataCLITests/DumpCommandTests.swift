@@ -13,7 +13,7 @@ struct DumpCommandTests {
         let run = try workspace.run("dump", "todo.\(ext)")
         #expect(run.stderr == "")
         #expect(run.status == 0)
-        try Golden.expect(run.stdout, matches: "TodoList.dump.json")
+        try golden.expect(run.stdout, matches: "TodoList.dump.json")
     }
 
     /// Every attribute type, defaults, extreme values, inheritance, an ordered to-many.
@@ -21,7 +21,7 @@ struct DumpCommandTests {
     func kitchenSinkMatchesTheGoldenFile(_ ext: String) throws {
         let workspace = try Workspace(schemas: ["KitchenSink"])
         try workspace.load("sink.\(ext)", schema: "KitchenSink.json", data: [("sink.json", kitchenSinkData)])
-        try Golden.expect(try workspace.dump("sink.\(ext)"), matches: "KitchenSink.dump.json")
+        try golden.expect(try workspace.dump("sink.\(ext)"), matches: "KitchenSink.dump.json")
     }
 
     /// The same graph, written in another order and from the other sides, dumps byte for byte

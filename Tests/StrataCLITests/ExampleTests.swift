@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestKit
 import Testing
 
 /// The examples (`swift run <name>`), run as built next to `strata`: each exits 0 and prints
@@ -10,9 +11,8 @@ struct ExampleTests {
     static func run(_ name: String, _ arguments: [String] = []) throws -> String {
         let strata = try #require(StrataExecutable.url, "the strata executable was not found; build with `swift build --build-tests`")
         let executable = strata.deletingLastPathComponent().appendingPathComponent(name)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-example-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "example")
+        let directory = temporary.url
         let stdout = directory.appendingPathComponent("stdout"), stderr = directory.appendingPathComponent("stderr")
         try Data().write(to: stdout)
         try Data().write(to: stderr)

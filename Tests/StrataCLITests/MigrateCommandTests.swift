@@ -67,7 +67,7 @@ struct MigrateCommandTests {
         // with its default, primary keys kept.
         let dump = try workspace.dump(store)
         #expect(dump == (try Self.expectedDump(workspace, schema: "Moody-v2.json", ext: ext)))
-        try Golden.expect(dump, matches: "moody-v2.dump.json")
+        try golden.expect(dump, matches: "moody-v2.dump.json")
         let moods = try #require(try parseObjects(dump)["Mood"])
         #expect(moods.ids == [1, 2, 3, 4, 5])
         #expect(moods[id: 3]?["recordedAt"] as? String == "2024-01-03T18:45:00.000Z")
@@ -114,7 +114,7 @@ struct MigrateCommandTests {
         // The relationship v3 adds is empty: only a custom stage could fill it.
         let dump = try workspace.dump(store)
         #expect(dump == (try Self.expectedDump(workspace, schema: "Moody-v3.json", ext: ext)))
-        try Golden.expect(dump, matches: "moody-v3.dump.json")
+        try golden.expect(dump, matches: "moody-v3.dump.json")
         let objects = try parseObjects(dump)
         #expect(objects["Mood"]?.map { $0["continent"] is NSNull } == [true, true, true, true, true])
         #expect(objects["Continent"]?.map { $0["moods"] as? [Int] } == [[], []])

@@ -100,7 +100,7 @@ struct QueryCommandTests {
         let run = try workspace.run("query", "todo.plist", "Todo", "--sort", "-priority,title", "--format", "table")
         #expect(run.stderr == "")
         #expect(run.status == 0)
-        try Golden.expect(run.stdout, matches: "query-Todo.table.txt")
+        try golden.expect(run.stdout, matches: "query-Todo.table.txt")
     }
 
     @Test func tableOfNothing() throws {
@@ -193,7 +193,7 @@ struct QueryCommandTests {
 
         let table = try workspace.run("query", "moody.plist", "GeographicRegion", "--sort", "-code", "--format", "table")
         #expect(table.status == 0)
-        try Golden.expect(table.stdout, matches: "query-GeographicRegion.table.txt")
+        try golden.expect(table.stdout, matches: "query-GeographicRegion.table.txt")
 
         // JSON groups the objects by concrete entity, each group in result order.
         let json = try workspace.run("query", "moody.plist", "GeographicRegion", "--sort", "-name")

@@ -31,12 +31,12 @@ struct QueryRowsTests {
             "Todo", "--select", "location.name,@count,@avg.priority,@sum.priority,@max.createdAt", "--group-by", "location.name",
             "--sort", "-@count", "--format", "csv",
         ])
-        try Golden.expect(csv, matches: "query-Todo-groups.csv")
+        try golden.expect(csv, matches: "query-Todo-groups.csv")
     }
 
     @Test func groupsAsATable() throws {
         let table = try Self.query(["Todo", "--select", "location.name,@count,@min.title", "--group-by", "location.name", "--format", "table"])
-        try Golden.expect(table, matches: "query-Todo-groups.table.txt")
+        try golden.expect(table, matches: "query-Todo-groups.table.txt")
     }
 
     @Test func havingKeepsSomeGroups() throws {
@@ -109,7 +109,7 @@ struct QueryRowsTests {
     /// Without --select, CSV has the columns of the table: @id, attributes, to-one @ids.
     @Test func objectsAsCSV() throws {
         let csv = try Self.query(["Location", "--sort", "name", "--format", "csv"])
-        try Golden.expect(csv, matches: "query-Location.csv")
+        try golden.expect(csv, matches: "query-Location.csv")
     }
 
     @Test(arguments: [

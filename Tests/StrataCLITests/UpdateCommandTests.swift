@@ -23,7 +23,7 @@ struct UpdateCommandTests {
         #expect(good.status == 0)
         let single = try workspace.run("update", "todo.\(ext)", "Todo", "--where", "title == 'Call Élodie'", "--set", "title=Call Élodie=done", "--set-null", "notes")
         #expect(single.stdout == "updated 1 Todo object\n")
-        try Golden.expect(try workspace.dump("todo.\(ext)"), matches: "update-Todo.dump.json")
+        try golden.expect(try workspace.dump("todo.\(ext)"), matches: "update-Todo.dump.json")
     }
 
     /// `--set-expr KEY=EXPRESSION`: an expression of each object's own values, computed by the

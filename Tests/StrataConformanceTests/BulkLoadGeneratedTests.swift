@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 
 /// `DataImporter.save()` against the context path on generated loads: every kind of
@@ -33,22 +34,11 @@ import Testing
     ] }
     """)
 
-    /// SplitMix64: the same loads on every run and platform.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// A load of up to `size` nodes and leaves and 3 boxes; each relationship given with a
     /// chance of 1 in `odds`.
     static func data(_ seed: UInt64, odds: Int, size: Int) -> String {
-        var rng = Generator(state: seed)
+        var rng = SeededGenerator(seed: seed)
         let n = Int.random(in: 1...size, using: &rng)
         let m = Int.random(in: 0...3, using: &rng)
         var leafIDs: [Int] = []
@@ -163,7 +153,7 @@ import Testing
         for kind in [pair.notes, pair.log] {
             for factory in kind.storeTypes.factories { types.register(factory) }
         }
-        let coordinator = PersistentStoreCoordinator(schema: MultiStoreSaveTests.model, storeTypes: types)
+        let coordinator = PersistentStoreCoordinator(schema: MultiStoreSaveChecks.model, storeTypes: types)
         var notes = try pair.notes.makeDescription()
         notes.configurationName = "Notes"
         var log = try pair.log.makeDescription()

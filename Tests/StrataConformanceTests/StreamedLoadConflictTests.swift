@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataSQLite
+import StrataTestKit
 import Testing
 
 /// Inputs where the streamed load and `add`+`save()` might part ways.

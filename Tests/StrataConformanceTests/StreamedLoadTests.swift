@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataSQLite
+import StrataTestKit
 import Testing
 
 /// `DataImporter.load(contentsOf:)` into an empty SQLite store writes each object's row as it
@@ -46,7 +47,7 @@ import Testing
     }
 
     @Test func everyKindOfRelationshipIsStreamedAsSaveStoresIt() throws {
-        let (streamed, saved, counts, wasStreamed, fixture) = try loadBothWays(Models.graph, BulkLoadTests.graphData)
+        let (streamed, saved, counts, wasStreamed, fixture) = try loadBothWays(Models.graph, BulkLoadChecks.graphData)
         #expect(wasStreamed)
         #expect(streamed == saved)
         #expect(counts == ["Track": 4, "Person": 3, "Passport": 2, "Department": 2, "Club": 2, "Playlist": 2, "Album": 1])
@@ -63,7 +64,7 @@ import Testing
     /// A load of hundreds of objects of each kind, so that rows go in inserts of many rows and
     /// join tables' rows wait to go in them too: stored as `save()` stores it.
     @Test func aLargeLoadIsStreamedAsSaveStoresIt() throws {
-        var generator = BulkLoadGeneratedTests.Generator(state: 12)
+        var generator = SeededGenerator(seed: 12)
         let people = 700, clubs = 40, tracks = 500, playlists = 60
         func some(_ count: Int, of range: ClosedRange<Int>) -> String {
             var picked: [Int] = []
@@ -192,7 +193,7 @@ import Testing
         let fixture = try StoreFixture(.sqlite, Models.graph)
         let heard = Locked<Int>(0)
         fixture.coordinator.addSaveObserver { notification in heard.withLock { $0 += notification.inserted.count } }
-        let file = try DataFile(BulkLoadTests.graphData)
+        let file = try DataFile(BulkLoadChecks.graphData)
         let importer = DataImporter(context: fixture.context())
         try importer.load(contentsOf: [(file.url, nil)])
         #expect(!importer.wasStreamed)

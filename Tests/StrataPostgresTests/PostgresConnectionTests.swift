@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 @testable import StrataPostgres
 
@@ -29,9 +30,9 @@ import Testing
     @Test func aContainerOpensThePostgreSQLStoreThatSTRATA_STORENames() throws {
         let place = try TestSchema()
         defer { place.drop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "postgres")
+        defer { temporary.cleanup() }
+        let directory = temporary.url
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let file = directory.appendingPathComponent("strata.json")
         try Data(#"{ "schema": "\#(repository.path)/Schemas/TodoList.json", "stores": [ { "type": "sqlite", "path": "app.sqlite" } ] }"#.utf8).write(to: file)

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 @testable import StrataPostgres
 
@@ -40,9 +41,9 @@ import Testing
     @Test func sqliteToPostgresToSQLiteKeepsEveryObject() throws {
         let place = try TestSchema()
         defer { place.drop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "postgres")
+        defer { temporary.cleanup() }
+        let directory = temporary.url
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let model = repository.appendingPathComponent("Schemas/TodoList.json").path
         try Data("""
@@ -74,9 +75,9 @@ import Testing
     @Test func loadQueryAndCheckTakeAPostgresURL() throws {
         let place = try TestSchema()
         defer { place.drop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "postgres")
+        defer { temporary.cleanup() }
+        let directory = temporary.url
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         try Data(#"{ "objects": { "Tag": [ { "@id": 3, "name": "home" }, { "@id": 4, "name": "work" } ] } }"#.utf8)
             .write(to: directory.appendingPathComponent("tags.json"))

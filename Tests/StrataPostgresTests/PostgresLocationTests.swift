@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 @testable import StrataPostgres
 
@@ -45,9 +46,9 @@ import Testing
         let store = try StrataConfiguration.store(fromEnvironment: "postgresql://app@h:5432/db?schema=s")
         #expect(store.type == .postgres)
         #expect(store.url?.absoluteString == "postgresql://app@h:5432/db?schema=s")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "postgres")
+        defer { temporary.cleanup() }
+        let directory = temporary.url
         let file = directory.appendingPathComponent("strata.json")
         try Data(#"{ "schema": "m.json", "stores": [ { "type": "postgres", "path": "postgres://app@h/db?schema=s" } ] }"#.utf8).write(to: file)
         let configuration = try StrataConfiguration(contentsOf: file, environment: [:])

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 @testable import StrataPostgres
 
@@ -60,9 +61,9 @@ import Testing
         let place = try TestSchema()
         defer { place.drop() }
         let (_, ids) = try storeOfV1(place, titles: ["a", "b"])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "postgres")
+        defer { temporary.cleanup() }
+        let directory = temporary.url
         try Data(Self.v1.utf8).write(to: directory.appendingPathComponent("v1.json"))
         try Data(Self.v2.utf8).write(to: directory.appendingPathComponent("v2.json"))
         try PostgresConvertTests.run(["migrate", "--schema", "v2.json", "--via", "v1.json", place.url.absoluteString], in: directory)

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestKit
 @testable import StrataXML
 import Testing
 

@@ -83,14 +83,6 @@ func valuesSchema() throws -> Schema {
     try Schema(data: Data(valuesSchemaJSON.utf8), file: "Values.json")
 }
 
-/// A fresh directory under the system's temporary directory, removed by `body`'s caller.
-func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
-    let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("strata-xml-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    return try body(directory)
-}
 
 /// A coordinator that knows the XML store type (and the Values model's transformer).
 func xmlCoordinator(_ schema: Schema) -> PersistentStoreCoordinator {
@@ -112,35 +104,7 @@ func writeFile(_ text: String, named name: String = "store.xml", in directory: U
     return url
 }
 
-/// The error a throwing call throws, as a `StrataError`; records an issue when it does not throw
-/// or throws something else.
-func strataError(_ body: () throws -> Void, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> StrataError? {
-    do {
-        try body()
-        Issue.record("expected an error", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as StrataError {
-        return error
-    } catch {
-        Issue.record("expected a StrataError, got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
-}
 
-/// SplitMix64: a small seeded generator, so that every random test reproduces.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The store identifier of stores built for golden files and format-level tests.
 let fixedStoreIdentifier = "0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0"

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import StrataXML
 import Testing
 
@@ -7,27 +8,10 @@ import Testing
 /// Re-record them with `STRATA_RECORD_GOLDEN=1 swift test --filter XMLStoreGoldenTests` and
 /// review the diff.
 @Suite struct XMLStoreGoldenTests {
-    static let goldenDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+    static let golden = GoldenFiles(directory: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden"))
 
     func expectGolden(_ url: URL, named name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
-        let actual = try String(contentsOf: url, encoding: .utf8)
-        let golden = Self.goldenDirectory.appendingPathComponent(name)
-        if ProcessInfo.processInfo.environment["STRATA_RECORD_GOLDEN"] == "1" {
-            try Data(actual.utf8).write(to: golden)
-            print("recorded \(golden.path)")
-            return
-        }
-        let expected = try String(contentsOf: golden, encoding: .utf8)
-        guard actual != expected else { return }
-        let actualLines = actual.components(separatedBy: "\n")
-        let expectedLines = expected.components(separatedBy: "\n")
-        let line = zip(actualLines, expectedLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(actualLines.count, expectedLines.count)
-        Issue.record("""
-            \(name) differs from the golden file at line \(line + 1):
-              expected: \(line < expectedLines.count ? expectedLines[line] : "<end of file>")
-              actual:   \(line < actualLines.count ? actualLines[line] : "<end of file>")
-            Re-record with STRATA_RECORD_GOLDEN=1 if the change is intended.
-            """, sourceLocation: sourceLocation)
+        try Self.golden.expect(try String(contentsOf: url, encoding: .utf8), matches: name, sourceLocation: sourceLocation)
     }
 
     /// The to-do example built through a context, with fixed keys and store identifier.
@@ -101,7 +85,7 @@ import Testing
             try XMLStoreFormat().write(contents(schema, records, keySequences: ["Sample": 9, "Part": 3]), to: url)
             try expectGolden(url, named: "Values.xml")
             // The golden file reads back to the same records.
-            let golden = try XMLStoreFormat().read(from: Self.goldenDirectory.appendingPathComponent("Values.xml"))
+            let golden = try XMLStoreFormat().read(from: Self.golden.directory.appendingPathComponent("Values.xml"))
             #expect(golden.records == contents(schema, records).records)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import StrataXML
 import Testing
 

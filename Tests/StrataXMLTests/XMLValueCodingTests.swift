@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 @testable import StrataXML
 import Testing
 

@@ -457,15 +457,41 @@ func fill(_ object: ManagedObject, with row: Row) {
     for object in objects { if object["quantity"] != nil { sink &+= 1 } }
 }
 
-/// `--only context-fetch`: the context's fetch-all alone, after a store is filled.
-@MainActor func contextFetchOnly() throws {
+/// A coordinator on a new SQLite store holding the benchmark's rows, saved through a context.
+@MainActor func filledContextStore() throws -> PersistentStoreCoordinator {
     let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: StoreTypeRegistry([SQLiteStoreFactory()]))
     try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: temporaryFile("strata-context.sqlite"))))
     let context = ManagedObjectContext(coordinator: coordinator)
     for row in rows { fill(try context.insertObject(entityName: "Record"), with: row) }
     try context.save()
+    return coordinator
+}
+
+/// `--only context-fetch`: the context's fetch-all alone, after a store is filled.
+@MainActor func contextFetchOnly() throws {
+    let coordinator = try filledContextStore()
     for _ in 0..<5 {
         print(String(format: "fetch all + materialise %.1f ms", try measure { try contextFetchAll(coordinator) }))
+    }
+}
+
+/// The context's delete of 10%, as ``strataContext()`` times it (fetch, delete, save).
+@MainActor @inline(never) func contextDeleteTenPercent(_ coordinator: PersistentStoreCoordinator, from start: Int) throws {
+    let context = ManagedObjectContext(coordinator: coordinator)
+    let predicate = FetchPredicate.and([
+        .comparison(Comparison(.key("rank"), .greaterThanOrEqual, .constant(.integer(Int64(start))))),
+        .comparison(Comparison(.key("rank"), .lessThan, .constant(.integer(Int64(start + changed))))),
+    ])
+    let objects = try context.fetch(FetchRequest(entityName: "Record", predicate: predicate))
+    for object in objects { context.delete(object) }
+    try context.save()
+}
+
+/// `--only context-delete`: the context's delete of 10%, five times, after a store is filled.
+@MainActor func contextDeleteOnly() throws {
+    let coordinator = try filledContextStore()
+    for run in 1...5 {
+        print(String(format: "delete 10%% %.1f ms", try measure { try contextDeleteTenPercent(coordinator, from: run * changed) }))
     }
 }
 
@@ -521,6 +547,11 @@ if only == "batch" {
 }
 if only == "context-fetch" {
     try contextFetchOnly()
+    removeTemporaryFiles()
+    exit(0)
+}
+if only == "context-delete" {
+    try contextDeleteOnly()
     removeTemporaryFiles()
     exit(0)
 }

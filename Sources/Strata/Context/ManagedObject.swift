@@ -188,8 +188,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Replaces the object's state with a stored record (fault filling, refresh).
-    func apply(_ record: StoreRecord) {
-        committed = record
+    ///
+    /// The record is taken, not copied (a fetch hands over each of its records): it becomes the
+    /// object's ``committed`` state once its values are read.
+    func apply(_ record: consuming StoreRecord) {
         let layout = entity.attributeLayout
         if record.attributes.layout === layout && entity.transientAttributePositions.isEmpty {
             attributeValues = record.attributes
@@ -205,6 +207,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
                 relationshipSlots[position] = RelationshipSlot(relationship, in: record)
             }
         }
+        committed = consume record
         changedMask.removeAll()
         isFault = false
     }
@@ -381,7 +384,7 @@ enum RelationshipSlot {
     case pending
 
     /// The relationship's value in a stored record.
-    init(_ relationship: RelationshipDescription, in record: StoreRecord) {
+    init(_ relationship: RelationshipDescription, in record: borrowing StoreRecord) {
         if relationship.isToMany {
             if record.lazyToMany.contains(relationship.name) {
                 self = .pending

@@ -271,12 +271,18 @@ public final class ManagedObjectContext {
 
     /// Registers (or refreshes unchanged) objects from stored records, in order: a fetch's
     /// results.
-    func materialize(_ records: [StoreRecord]) -> [ManagedObject] {
+    func materialize(_ records: consuming [StoreRecord]) -> [ManagedObject] {
         registry.reserveCapacity(records.count)
+        // Each record is moved into its object, not copied (a copy of a record retains each of
+        // its collections, and its original is freed after): the records are reversed in place
+        // and taken from the end, so that objects are still made in the fetch's order.
+        records.withUnsafeMutableBufferPointer { $0.reverse() }
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(records.count)
         // Rows of one entity come in runs: its kind is looked up once per run, not by hashing
         // its name for every row.
         var run: (id: ObjectID, kind: ObjectKind)?
-        return records.map { record in
+        while let record = records.popLast() {
             let id = record.objectID
             let object: ManagedObject
             if let registered = registry.object(for: id) {
@@ -285,9 +291,10 @@ public final class ManagedObjectContext {
                 if run.map({ !$0.id.hasEntity(of: id) }) ?? true { run = (id, objectKind(id.entityName)) }
                 object = makeObject(id, kind: run!.kind)
             }
-            refresh(object, from: record)
-            return object
+            refresh(object, from: consume record)
+            objects.append(object)
         }
+        return objects
     }
 
     /// Registers (or refreshes an unchanged) object from a stored record.
@@ -298,10 +305,10 @@ public final class ManagedObjectContext {
     }
 
     /// Fills a fault from a stored record, or brings an unchanged object up to a newer version.
-    private func refresh(_ object: ManagedObject, from record: StoreRecord) {
+    private func refresh(_ object: ManagedObject, from record: consuming StoreRecord) {
         if object.isFault || (!object.hasChanges && object.committed?.version != record.version) {
             let wasFault = object.isFault
-            object.apply(record)
+            object.apply(consume record)
             if wasFault { object.awakeFromFetch() }
         }
     }

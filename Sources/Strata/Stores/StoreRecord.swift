@@ -11,7 +11,7 @@ public struct StoreRecord: Sendable, Hashable {
     /// To-many relationships left out of `toMany`, to load when first used
     /// (``PersistentStore/relatedObjectIDs(of:relationship:)->[ObjectID]``). In a saved record, a listed
     /// relationship was not touched and its stored members stay as they are.
-    public var lazyToMany: Set<String> = []
+    public var lazyToMany: Set<String>
     /// Incremented by every save of the object; a save that expects another version fails with
     /// a merge conflict (optimistic locking).
     public var version: Int64
@@ -24,6 +24,21 @@ public struct StoreRecord: Sendable, Hashable {
         self.attributes = attributes
         self.toOne = toOne
         self.toMany = toMany
+        self.lazyToMany = []
+        self.version = version
+    }
+
+    /// A record with its lazily loaded to-many relationships named, as a store reads it (made
+    /// whole: setting ``lazyToMany`` after the initializer made the optimizer copy the record).
+    package init(
+        objectID: ObjectID, attributes: AttributeValues, toOne: [String: ObjectID],
+        lazyToMany: Set<String>, version: Int64
+    ) {
+        self.objectID = objectID
+        self.attributes = attributes
+        self.toOne = toOne
+        self.toMany = [:]
+        self.lazyToMany = lazyToMany
         self.version = version
     }
 }

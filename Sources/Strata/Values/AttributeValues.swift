@@ -20,8 +20,10 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
         /// found from the name's length and end bytes: looking a name up costs a comparison or
         /// two of small strings instead of hashing it (a value set by name looks its position up).
         @usableFromInline let slots: [Int32]
-        /// Values with none set, copied by every new `AttributeValues` of this layout.
-        @usableFromInline let noValues: [AttributeValue?]
+        /// Values with none set, shared by every new `AttributeValues` of this layout until it
+        /// sets one.
+        // Never written after init: sharing it across threads is safe.
+        @usableFromInline nonisolated(unsafe) let noValues: ValueBuffer
         /// Each attribute's type, for an entity's layout (setting a value checks it by
         /// position); nil for a layout of names only.
         package let types: [AttributeType]?
@@ -42,7 +44,7 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
                 precondition(positions.updateValue(position, forKey: name) == nil, "duplicate attribute name '\(name)' in a layout")
             }
             self.positions = positions
-            self.noValues = Array(repeating: nil, count: names.count)
+            self.noValues = ValueBuffer.make(count: names.count) { _ in nil }
             var size = 4
             while size < names.count * 2 { size *= 2 }
             var slots = [Int32](repeating: 0, count: size)
@@ -89,7 +91,8 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
     /// The layout the values are stored by.
     public var layout: Layout { _layout }
     @usableFromInline var _layout: Layout
-    @usableFromInline var storage: [AttributeValue?]
+    // Copied on write (``subscript(position:)``): a buffer two values share is never written.
+    @usableFromInline nonisolated(unsafe) var storage: ValueBuffer
 
     /// No values, laid out by `layout`: fill them by position or by name.
     @inlinable
@@ -103,14 +106,22 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
     public init(layout: Layout, values: [AttributeValue?]) {
         precondition(values.count == layout.count, "\(values.count) values for a layout of \(layout.count) names")
         self._layout = layout
-        self.storage = values
+        self.storage = ValueBuffer.make(count: values.count) { values[$0] }
+    }
+
+    /// Values laid out by `layout`, each made by `value` from its position, in order (a store
+    /// reading a row); an error `value` throws is rethrown.
+    @inlinable
+    package init<Failure: Error>(layout: Layout, reading value: (Int) throws(Failure) -> AttributeValue?) throws(Failure) {
+        self._layout = layout
+        self.storage = try ValueBuffer.make(count: layout.count, value)
     }
 
     /// The values of a dictionary, laid out by its keys in sorted order.
     public init(_ dictionary: [String: AttributeValue]) {
         let names = dictionary.keys.sorted()
         self._layout = Layout(names: names)
-        self.storage = names.map { dictionary[$0] }
+        self.storage = ValueBuffer.make(count: names.count) { dictionary[names[$0]] }
     }
 
     public init(dictionaryLiteral elements: (String, AttributeValue)...) {
@@ -125,7 +136,7 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
         }
         @inlinable set {
             if let position = _layout.position(of: name) {
-                storage[position] = newValue
+                self[position: position] = newValue
             } else if let newValue {
                 append(name, newValue)
             }
@@ -134,20 +145,24 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
 
     @usableFromInline
     mutating func append(_ name: String, _ value: AttributeValue) {
+        let old = storage
         _layout = Layout(names: _layout.names + [name])
-        storage.append(value)
+        storage = ValueBuffer.make(count: old.count + 1) { $0 < old.count ? old[$0] : value }
     }
 
     /// Whether the position of ``layout`` has no value (without copying the value).
     @inlinable
     package func isNil(at position: Int) -> Bool {
-        storage.withUnsafeBufferPointer { $0[position] == nil }
+        storage.isNil(at: position)
     }
 
     /// The value at a position of ``layout``.
     public subscript(position position: Int) -> AttributeValue? {
         @inlinable get { storage[position] }
-        @inlinable set { storage[position] = newValue }
+        @inlinable set {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage[position] = newValue
+        }
     }
 
     /// The same values laid out by `layout` (itself when it already is). Values under names
@@ -162,16 +177,16 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
     /// The number of attributes that have a value.
     public var count: Int {
         var count = 0
-        for value in storage where value != nil { count += 1 }
+        for position in 0..<storage.count where !storage.isNil(at: position) { count += 1 }
         return count
     }
 
-    public var isEmpty: Bool { !storage.contains { $0 != nil } }
+    public var isEmpty: Bool { !(0..<storage.count).contains { !storage.isNil(at: $0) } }
 
     /// The names of the attributes that have a value, in layout order.
     public var keys: [String] {
         var keys: [String] = []
-        for (position, value) in storage.enumerated() where value != nil { keys.append(layout.names[position]) }
+        for position in 0..<storage.count where !storage.isNil(at: position) { keys.append(layout.names[position]) }
         return keys
     }
 
@@ -185,12 +200,12 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
 
     /// Removes every value.
     public mutating func removeAll() {
-        for position in storage.indices { storage[position] = nil }
+        for position in 0..<storage.count { self[position: position] = nil }
     }
 
     public struct Iterator: IteratorProtocol {
         fileprivate let names: [String]
-        fileprivate let storage: [AttributeValue?]
+        fileprivate nonisolated(unsafe) let storage: ValueBuffer
         fileprivate var position = 0
 
         public mutating func next() -> (key: String, value: AttributeValue)? {
@@ -216,7 +231,7 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
 extension AttributeValues: Hashable {
     /// Equal when the same names have the same values, whatever the layouts.
     public static func == (lhs: AttributeValues, rhs: AttributeValues) -> Bool {
-        if lhs._layout === rhs._layout { return lhs.storage == rhs.storage }
+        if lhs._layout === rhs._layout { return lhs.storage.elementsEqual(rhs.storage) }
         var count = 0
         for (name, value) in lhs {
             guard rhs[name] == value else { return false }
@@ -235,5 +250,74 @@ extension AttributeValues: Hashable {
             combined ^= entry.finalize()
         }
         hasher.combine(combined)
+    }
+}
+
+/// The values of an ``AttributeValues``, one per position of its layout: a class of its own
+/// rather than an array, so that freeing values frees each by code made for `AttributeValue?`
+/// (an array of an enum frees its elements through the runtime's generic value witnesses, at
+/// several times the cost: a tenth of a fetch of 100k objects went there). Shared until written
+/// (copy on write, by ``AttributeValues``); the header is the count.
+@usableFromInline
+final class ValueBuffer: ManagedBuffer<Int, AttributeValue?> {
+    /// `count` values, each made by `value` from its position, in order. When `value` throws,
+    /// the values made so far are freed and the error is rethrown.
+    @inlinable
+    static func make<Failure: Error>(count: Int, _ value: (Int) throws(Failure) -> AttributeValue?) throws(Failure) -> ValueBuffer {
+        let buffer = unsafeDowncast(ValueBuffer.create(minimumCapacity: count) { _ in 0 }, to: ValueBuffer.self)
+        try buffer.withUnsafeMutablePointers { (made, values) throws(Failure) in
+            while made.pointee < count {
+                (values + made.pointee).initialize(to: try value(made.pointee))
+                made.pointee += 1
+            }
+        }
+        return buffer
+    }
+
+    @inlinable
+    var count: Int { header }
+
+    /// A buffer of its own with the same values.
+    @inlinable
+    func copy() -> ValueBuffer {
+        withUnsafeMutablePointerToElements { values in ValueBuffer.make(count: count) { values[$0] } }
+    }
+
+    @inlinable
+    subscript(position: Int) -> AttributeValue? {
+        get {
+            precondition(position >= 0 && position < header, "attribute position \(position) out of 0..<\(header)")
+            return withUnsafeMutablePointerToElements { $0[position] }
+        }
+        set {
+            precondition(position >= 0 && position < header, "attribute position \(position) out of 0..<\(header)")
+            withUnsafeMutablePointerToElements { $0[position] = newValue }
+        }
+    }
+
+    /// Whether a position has no value (without copying the value).
+    @inlinable
+    func isNil(at position: Int) -> Bool {
+        precondition(position >= 0 && position < header, "attribute position \(position) out of 0..<\(header)")
+        return withUnsafeMutablePointerToElements { $0[position] == nil }
+    }
+
+    /// The same values at every position.
+    @inlinable
+    func elementsEqual(_ other: ValueBuffer) -> Bool {
+        if self === other { return true }
+        guard count == other.count else { return false }
+        return withUnsafeMutablePointerToElements { lhs in
+            other.withUnsafeMutablePointerToElements { rhs in
+                (0..<count).allSatisfy { lhs[$0] == rhs[$0] }
+            }
+        }
+    }
+
+    deinit {
+        withUnsafeMutablePointers { count, values in
+            // One value at a time: each is freed by `AttributeValue?`'s own code.
+            for position in 0..<count.pointee { _ = (values + position).move() }
+        }
     }
 }

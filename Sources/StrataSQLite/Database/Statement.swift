@@ -179,6 +179,49 @@ package final class Statement {
 
     // MARK: - Columns
 
+    /// One column of the current row, read through its `sqlite3_value`.
+    ///
+    /// Each `sqlite3_column_*` call enters and leaves the connection's mutex and checks the
+    /// statement anew; reading the value once and then its type and contents with the
+    /// `sqlite3_value_*` functions does that once per column (a fetch reads every column of
+    /// every row this way). The value is valid until the statement steps, resets or is
+    /// finalized; a connection is used by one thread at a time (``Connection``), which the
+    /// value's lack of a mutex asks for.
+    package struct Column {
+        let value: OpaquePointer
+
+        package var type: Int32 { sqlite3_value_type(value) }
+        package var int64: Int64 { sqlite3_value_int64(value) }
+        package var double: Double { sqlite3_value_double(value) }
+
+        /// Calls `body` with the UTF-8 bytes of the value in place.
+        func withText<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+            let bytes = sqlite3_value_text(value)
+            let count = Int(sqlite3_value_bytes(value))
+            return body(UnsafeBufferPointer(start: bytes, count: bytes == nil ? 0 : count))
+        }
+
+        /// The text, or nil when it is not valid UTF-8.
+        package var validText: String? {
+            withText { bytes in
+                // ASCII (most text) is valid UTF-8: decoded without the validating
+                // initializer's slower path.
+                StringMatching.isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+            }
+        }
+
+        package var blob: Data {
+            guard let bytes = sqlite3_value_blob(value) else { return Data() }
+            let count = Int(sqlite3_value_bytes(value))
+            return count > 0 ? Data(bytes: bytes, count: count) : Data()
+        }
+    }
+
+    /// The column at `index` of the current row.
+    package func column(_ index: Int32) -> Column {
+        Column(value: sqlite3_column_value(handle, index))
+    }
+
     package func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
     package func type(_ index: Int32) -> Int32 { sqlite3_column_type(handle, index) }

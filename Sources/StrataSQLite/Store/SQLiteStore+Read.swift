@@ -350,20 +350,15 @@ struct RecordDecoder {
             throw store.corruptRow(table, key: key, row: row, column: versionColumn, expected: "a version number (an integer)")
         }
         let version = row.int64(versionColumn)
-        var values: [AttributeValue?] = []
-        values.reserveCapacity(entity.columnsByPosition.count)
-        for slot in entity.columnsByPosition {
-            guard let slot else {
-                values.append(nil)
-                continue
-            }
-            do {
-                values.append(try ValueCodec.decode(row, slot.column, as: slot.type))
+        let columns = entity.columnsByPosition
+        let attributes = try AttributeValues(layout: entity.entity.attributeLayout) { (position) throws(StrataError) -> AttributeValue? in
+            guard let slot = columns[position] else { return nil }
+            do throws(ValueCodec.Mismatch) {
+                return try ValueCodec.decode(row, slot.column, as: slot.type)
             } catch {
                 throw store.corruptRow(table, key: key, row: row, column: slot.column, expected: error.expected)
             }
         }
-        let attributes = AttributeValues(layout: entity.entity.attributeLayout, values: values)
         var toOne: [String: ObjectID] = [:]
         for relationship in entity.toOnes where !row.isNull(relationship.column) {
             guard row.type(relationship.column) == SQLITE_INTEGER else {
@@ -386,9 +381,7 @@ struct RecordDecoder {
             id = ObjectID(entityName: entity.entity.name, storeIdentifier: store.storeIdentifier, primaryKey: key)
             lastScope = (entity, id)
         }
-        var record = StoreRecord(objectID: id, attributes: attributes, toOne: toOne, version: version)
-        record.lazyToMany = entity.lazyToMany
-        return record
+        return StoreRecord(objectID: id, attributes: attributes, toOne: toOne, lazyToMany: entity.lazyToMany, version: version)
     }
 }
 

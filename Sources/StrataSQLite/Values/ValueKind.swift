@@ -130,49 +130,50 @@ enum ValueCodec {
     /// allocation beyond the value itself.
     /// - Throws: ``Mismatch``, saying what was expected.
     static func decode(_ statement: Statement, _ index: Int32, as type: AttributeType) throws(Mismatch) -> AttributeValue? {
-        let storage = statement.type(index)
+        let column = statement.column(index)
+        let storage = column.type
         if storage == SQLITE_NULL { return nil }
         switch type {
         case .string:
-            guard storage == SQLITE_TEXT, let text = statement.validText(index) else { throw Mismatch(expected: "a text in UTF-8") }
+            guard storage == SQLITE_TEXT, let text = column.validText else { throw Mismatch(expected: "a text in UTF-8") }
             return .string(text)
         case .int16:
-            return .integer(try integer(statement, index, storage, in: Int64(Int16.min)...Int64(Int16.max), "an int16"))
+            return .integer(try integer(column, storage, in: Int64(Int16.min)...Int64(Int16.max), "an int16"))
         case .int32:
-            return .integer(try integer(statement, index, storage, in: Int64(Int32.min)...Int64(Int32.max), "an int32"))
+            return .integer(try integer(column, storage, in: Int64(Int32.min)...Int64(Int32.max), "an int32"))
         case .int64:
             guard storage == SQLITE_INTEGER else { throw Mismatch(expected: "an integer") }
-            return .integer(statement.int64(index))
+            return .integer(column.int64)
         case .bool:
-            return .bool(try integer(statement, index, storage, in: 0...1, "a bool") == 1)
+            return .bool(try integer(column, storage, in: 0...1, "a bool") == 1)
         case .double:
-            return .double(try double(statement, index, storage))
+            return .double(try double(column, storage))
         case .float:
-            let value = try double(statement, index, storage)
+            let value = try double(column, storage)
             guard !value.isFinite || value.magnitude <= Double(Float.greatestFiniteMagnitude) else {
                 throw Mismatch(expected: "a float (a number within ±\(Float.greatestFiniteMagnitude))")
             }
             return .float(Float(value))
         case .decimal:
-            guard storage == SQLITE_TEXT, let value = statement.withText(index, strictDecimal) else {
+            guard storage == SQLITE_TEXT, let value = column.withText(strictDecimal) else {
                 throw Mismatch(expected: "a decimal written as text, like \"12.50\"")
             }
             return .decimal(value)
         case .date:
             guard storage == SQLITE_FLOAT || storage == SQLITE_INTEGER else { throw Mismatch(expected: "a date (seconds since 2001 as a real)") }
-            let seconds = statement.double(index)
+            let seconds = column.double
             guard seconds.isFinite else { throw Mismatch(expected: "a date (a finite number of seconds since 2001)") }
             return .date(Date(timeIntervalSinceReferenceDate: seconds))
         case .binary, .transformable:
             guard storage == SQLITE_BLOB else { throw Mismatch(expected: "a blob") }
-            return .binary(statement.blob(index))
+            return .binary(column.blob)
         case .uuid:
-            guard storage == SQLITE_TEXT, let uuid = statement.withText(index, { UUIDText.uuid(ascii: UnsafeRawBufferPointer($0)) }) else {
+            guard storage == SQLITE_TEXT, let uuid = column.withText({ UUIDText.uuid(ascii: UnsafeRawBufferPointer($0)) }) else {
                 throw Mismatch(expected: "a UUID like \"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\"")
             }
             return .uuid(uuid)
         case .uri:
-            guard storage == SQLITE_TEXT, let text = statement.validText(index), !text.isEmpty, let url = URL(string: text) else {
+            guard storage == SQLITE_TEXT, let text = column.validText, !text.isEmpty, let url = URL(string: text) else {
                 throw Mismatch(expected: "a URI like \"https://example.com/a\"")
             }
             return .uri(url)
@@ -180,8 +181,8 @@ enum ValueCodec {
     }
 
     @inline(__always)
-    private static func integer(_ statement: Statement, _ index: Int32, _ storage: Int32, in range: ClosedRange<Int64>, _ name: StaticString) throws(Mismatch) -> Int64 {
-        let value = statement.int64(index)
+    private static func integer(_ column: Statement.Column, _ storage: Int32, in range: ClosedRange<Int64>, _ name: StaticString) throws(Mismatch) -> Int64 {
+        let value = column.int64
         guard storage == SQLITE_INTEGER, range.contains(value) else {
             throw Mismatch(expected: "\(name) (an integer from \(range.lowerBound) to \(range.upperBound))")
         }
@@ -191,11 +192,11 @@ enum ValueCodec {
     /// A REAL; an INTEGER (SQLite may hand back a whole-number REAL as one, and the shell stores
     /// `2` as one); NaN is kept as the text 'NaN', since SQLite stores a NaN REAL as NULL.
     @inline(__always)
-    private static func double(_ statement: Statement, _ index: Int32, _ storage: Int32) throws(Mismatch) -> Double {
+    private static func double(_ column: Statement.Column, _ storage: Int32) throws(Mismatch) -> Double {
         switch storage {
-        case SQLITE_FLOAT: return statement.double(index)
-        case SQLITE_INTEGER: return Double(statement.int64(index))
-        case SQLITE_TEXT where statement.withText(index, { $0.elementsEqual(nanText.utf8) }): return .nan
+        case SQLITE_FLOAT: return column.double
+        case SQLITE_INTEGER: return Double(column.int64)
+        case SQLITE_TEXT where column.withText({ $0.elementsEqual(nanText.utf8) }): return .nan
         default: throw Mismatch(expected: "a number (a real, an integer or the text 'NaN')")
         }
     }

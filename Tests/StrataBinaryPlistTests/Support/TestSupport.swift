@@ -133,40 +133,7 @@ func sameContents(_ a: AtomicStoreContents, _ b: AtomicStoreContents) -> Bool {
     a.metadata == b.metadata && a.records == b.records && a.keySequences == b.keySequences
 }
 
-/// A new empty directory, removed when the value goes away.
-final class TemporaryDirectory {
-    let url: URL
 
-    init() {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("strata-bplist-tests-\(UUID().uuidString)", isDirectory: true)
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-
-    /// The names in the directory, sorted.
-    var names: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
-/// Seeded, reproducible random numbers (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Runs python3 when the machine has it.
 enum Python {

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestKit
 import Testing
 
 /// The output and exit status of one run of the `strata` executable.
@@ -51,10 +52,9 @@ enum StrataExecutable {
         let executable = try #require(
             url,
             "the strata executable was not found next to the test bundle (\(Bundle.main.bundleURL.path)) or in its parent directories; build it with `swift build`")
-        let outputDirectory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: outputDirectory) }
-        let stdoutURL = outputDirectory.appendingPathComponent("stdout")
-        let stderrURL = outputDirectory.appendingPathComponent("stderr")
+        let outputDirectory = try TemporaryDirectory(prefix: "cli-tests")
+        let stdoutURL = outputDirectory.file("stdout")
+        let stderrURL = outputDirectory.file("stderr")
         try Data().write(to: stdoutURL)
         try Data().write(to: stderrURL)
         let stdout = try FileHandle(forWritingTo: stdoutURL)
@@ -91,11 +91,4 @@ enum StrataExecutable {
             stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self),
             timedOut: timedOut)
     }
-}
-
-/// A new empty directory, removed by the caller.
-func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestKit
 import Testing
 
 /// The root of the package, found from this file, for `Schemas/`.
@@ -11,14 +12,15 @@ let packageRoot = URL(fileURLWithPath: #filePath)
 /// A temporary directory to run `strata` in, removed when the test ends. Model files, data files
 /// and stores are named relative to it, so that messages print them as the test gave them.
 final class Workspace: Sendable {
-    let url: URL
+    private let directory: TemporaryDirectory
+    var url: URL { directory.url }
 
     /// - Parameters:
     ///   - files: file names and their text.
     ///   - schemas: example models to copy from `Schemas/`, by name without `.json`
     ///     (`"TodoList"` becomes `TodoList.json`).
     init(_ files: [String: String] = [:], schemas: [String] = []) throws {
-        url = try temporaryDirectory()
+        directory = try TemporaryDirectory(prefix: "cli-tests")
         for (name, text) in files {
             try write(name, text)
         }
@@ -26,10 +28,6 @@ final class Workspace: Sendable {
             let source = packageRoot.appendingPathComponent("Schemas").appendingPathComponent(name + ".json")
             try FileManager.default.copyItem(at: source, to: file(name + ".json"))
         }
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
     }
 
     func run(_ arguments: String...) throws -> StrataRun {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import StrataTestKit
 import Testing
 
 /// Every case of the NSPredicate corpus (``NSPredicateCorpus``) through Strata's parser and

@@ -1,21 +1,18 @@
 import Foundation
 import Strata
 import StrataCoreData
+import StrataTestKit
 import Testing
 
 /// A temporary directory holding Xcode model layouts (`.xcdatamodeld`/`.xcdatamodel`) made in a
 /// test from the shared fixtures (copied into the temporary directory, never into the project)
 /// or from text; removed when the test ends.
 final class ModelDirectory {
-    let url: URL
+    private let directory: TemporaryDirectory
+    var url: URL { directory.url }
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-xcmodel-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
+        directory = try TemporaryDirectory(prefix: "xcmodel")
     }
 
     /// Writes `text` at `path` (relative, directories made as needed).

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataCoreData
 import StrataSQLite
+import StrataTestKit
 import Testing
 
 /// A store whose tables and rows are all in its `-wal`, read while the writer has it open, after
@@ -9,8 +10,8 @@ import Testing
 /// changes (no `-shm` is created, no byte of the database, log or index is written).
 struct CoreDataSQLiteFileTests {
     @Test func readsAStoreKeptInItsWriteAheadLog() throws {
-        let root = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
+        let temporary = try TemporaryDirectory(prefix: "coredata-tests")
+        let root = temporary.url
         let schema = try Schema(data: Data(SyntheticCoreDataStore.model.utf8))
         let fileManager = FileManager.default
         let live = root.appendingPathComponent("live"), closed = root.appendingPathComponent("closed"), noIndex = root.appendingPathComponent("noindex")
@@ -46,8 +47,8 @@ struct CoreDataSQLiteFileTests {
     /// A model whose relationships differ from the store's join tables and order columns is
     /// refused naming the table or column.
     @Test func relationshipsThatDifferAreRefused() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "coredata-tests")
+        let directory = temporary.url
         let url = directory.appendingPathComponent("Library.sqlite")
         do { _ = try SyntheticCoreDataStore.createWALOnly(at: url) }
         func refusal(_ changes: (from: String, to: String)...) throws -> String? {

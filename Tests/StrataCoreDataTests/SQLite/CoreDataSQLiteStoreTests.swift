@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataCoreData
 import StrataSQLite
+import StrataTestKit
 import Testing
 
 /// The Core Data fixture stores read with their models, checked against plain SQL.
@@ -153,8 +154,8 @@ struct CoreDataSQLiteStoreTests {
     /// A Core Data file is told by its tables whatever its name, before Strata's SQLite type
     /// (registered first here) claims it; a Strata SQLite store stays one.
     @Test func recognisedByContent() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "coredata-tests")
+        let directory = temporary.url
         let renamed = directory.appendingPathComponent("app-data.bin")
         try FileManager.default.copyItem(at: CoreDataModels.fixtures[2].url, to: renamed)
         let registry = StoreTypeRegistry([SQLiteStoreFactory(), CoreDataSQLiteStoreFactory()])
@@ -202,8 +203,8 @@ struct CoreDataSQLiteStoreTests {
     /// are byte-identical.
     @Test(arguments: CoreDataModels.fixtures, ["sqlite", "xml", "binary"])
     func convertsIntoEveryStoreType(_ fixture: CoreDataModels.Fixture, _ type: String) throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "coredata-tests")
+        let directory = temporary.url
         let schema = try fixture.schema
         let destination = directory.appendingPathComponent("copy.\(type == "binary" ? "plist" : type)")
         let summary = try StoreConverter.convert(
@@ -216,8 +217,8 @@ struct CoreDataSQLiteStoreTests {
     }
 
     @Test func corruptAndForeignFilesGetClearErrors() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "coredata-tests")
+        let directory = temporary.url
         let schema = try CoreDataModels.fixtures[2].schema
         func openError(_ name: String, _ bytes: Data) throws -> StrataError? {
             let url = directory.appendingPathComponent(name)

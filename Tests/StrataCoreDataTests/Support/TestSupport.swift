@@ -15,13 +15,6 @@ func openCoreDataStore(_ url: URL, schema: Schema) throws -> (PersistentStoreCoo
     return (coordinator, store)
 }
 
-/// A new empty directory, removed by the caller.
-func makeTemporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-coredata-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
 /// The names and bytes of every file in a directory, to show that reading changed nothing.
 func directorySnapshot(_ directory: URL) throws -> [String: Data] {
     var files: [String: Data] = [:]

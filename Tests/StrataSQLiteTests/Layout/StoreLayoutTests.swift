@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 @testable import StrataSQLite
 
@@ -93,7 +94,7 @@ import Testing
     }
 
     @Test func foreignKeysToHierarchiesKeepTheEntityAndOrderedOneToManyKeepsAnOrderColumn() throws {
-        let store = try SQLiteStore(url: nil, schema: try Fixtures.library())
+        let store = try SQLiteStore(url: nil, schema: try LibraryFixture.schema())
         #expect(try names(store, "table") == ["Item", "Item.related", "Item.tags", "Owner", "Part", "Tag", "strata_keys", "strata_metadata"])
         #expect(try columns(store, "Part") == [
             "_pk INTEGER pk", "_version INTEGER", "label TEXT", "size INTEGER", "cost TEXT", "item INTEGER", "_item_entity TEXT", "_item_order INTEGER",

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 @testable import StrataSQLite
 
@@ -15,7 +16,7 @@ import Testing
 
     /// A store of the Library model holding a seeded graph; returns its dump.
     static func libraryStore(_ url: URL, seed: UInt64, items: Int) throws -> String {
-        let schema = try Fixtures.library()
+        let schema = try LibraryFixture.schema()
         let store = try SQLiteStore(url: url, schema: schema)
         let graph = LibraryGraph(schema: schema, storeIdentifier: store.metadata.storeIdentifier, seed: seed, items: items)
         _ = try store.save(StoreChangeset(inserted: graph.all))
@@ -26,9 +27,9 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let url = directory.file("library.sqlite")
-        let v1 = try Fixtures.library()
+        let v1 = try LibraryFixture.schema()
         // "Tag" sorts before "Thing": the many-to-many Item.tags ↔ Tag.items changes sides.
-        let v2 = try Fixtures.schema(json: Fixtures.libraryJSON
+        let v2 = try Fixtures.schema(json: LibraryFixture.json
             .replacingOccurrences(of: #"{ "name": "Item","#, with: #"{ "name": "Thing", "renamingIdentifier": "Item","#)
             .replacingOccurrences(of: #""destination": "Item""#, with: #""destination": "Thing""#)
             .replacingOccurrences(of: #""parent": "Item""#, with: #""parent": "Thing""#)
@@ -48,10 +49,10 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let url = directory.file("library.sqlite")
-        let v1 = try Fixtures.library()
+        let v1 = try LibraryFixture.schema()
         // Part (the ordered side of Item.parts) moves under a new abstract root: its table is
         // rebuilt as "Base", with an "_entity" column.
-        let v2 = try Fixtures.schema(json: Fixtures.libraryJSON
+        let v2 = try Fixtures.schema(json: LibraryFixture.json
             .replacingOccurrences(of: #"{ "name": "Part","#, with: #"{ "name": "Base", "abstract": true }, { "name": "Part", "parent": "Base","#))
         let before = try Self.libraryStore(url, seed: 5, items: 30)
         let events = MigrationTesting.Events()

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 @testable import StrataSQLite
 
@@ -15,7 +16,7 @@ import Testing
     @Test(arguments: seeds)
     func sqlAgreesWithTheEvaluator(seed: UInt64) throws {
         let (sqlite, memory, graph) = try LibraryGraph.stores(seed: seed)
-        let schema = try Fixtures.library()
+        let schema = try LibraryFixture.schema()
 
         var predicates = PredicateGenerator(
             random: SeededGenerator(seed: seed &* 104_729), items: graph.items.map(\.objectID), owners: graph.owners.map(\.objectID))

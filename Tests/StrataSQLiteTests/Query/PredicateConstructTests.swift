@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 @testable import StrataSQLite
 
@@ -11,7 +12,7 @@ import Testing
     let o1: ObjectID
 
     init() throws {
-        let schema = try Fixtures.library()
+        let schema = try LibraryFixture.schema()
         sqlite = try SQLiteStore(url: nil, schema: schema)
         memory = try AtomicStore(format: nil, type: .inMemory, url: nil, schema: schema, configurationName: nil)
         let store = sqlite.metadata.storeIdentifier

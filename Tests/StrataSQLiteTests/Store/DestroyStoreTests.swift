@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataSQLite
+import StrataTestKit
 import Testing
 
 /// The SQLite factory names the files a store keeps beside its own, and removes them with it —

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Strata
+import StrataTestKit
 import Synchronization
 import Testing
 @testable import StrataSQLite
@@ -34,7 +35,7 @@ import Testing
 
     @Test func fallbacksAreLoggedWithTheirReason() throws {
         let capture = Capture()
-        let schema = try Fixtures.library()
+        let schema = try LibraryFixture.schema()
         let store = try SQLiteStore(url: nil, schema: schema, logger: capture.logger)
         let graph = LibraryGraph(schema: schema, storeIdentifier: store.storeIdentifier, seed: 1, items: 10)
         _ = try store.save(StoreChangeset(inserted: graph.all))

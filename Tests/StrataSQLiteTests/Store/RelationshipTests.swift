@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 @testable import StrataSQLite
 
@@ -10,7 +11,7 @@ import Testing
     let graph: LibraryGraph
 
     init() throws {
-        schema = try Fixtures.library()
+        schema = try LibraryFixture.schema()
         store = try SQLiteStore(url: nil, schema: schema)
         graph = LibraryGraph(schema: schema, storeIdentifier: store.metadata.storeIdentifier, seed: 42, items: 30)
         _ = try store.save(StoreChangeset(inserted: graph.all))

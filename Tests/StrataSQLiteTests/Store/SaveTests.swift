@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import StrataTestKit
 import Testing
 @testable import StrataSQLite
 

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 
 /// Generates random predicates and sort descriptors over the `Library` model: every operator,
 /// modifier and option, key paths through to-one and to-many relationships, aggregates,

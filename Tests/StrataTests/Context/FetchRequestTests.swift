@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 
 /// Fetching through a context: defaults, the typed API, pending changes, prefetching,

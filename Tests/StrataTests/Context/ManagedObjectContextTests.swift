@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestKit
 import Synchronization
 import Strata
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 
 /// A context's registry (its own hash table of unowned objects, each knowing its slot) and the

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 
 /// Change tracking of to-many members against the saved state: whatever sequence of adds,

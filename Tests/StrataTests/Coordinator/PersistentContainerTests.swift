@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 
 @Suite struct PersistentContainerTests {
@@ -60,8 +61,8 @@ import Testing
     }
 
     @Test func buildsFromAConfigurationFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-container-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "container")
+        let directory = temporary.url
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("Schemas"), withIntermediateDirectories: true)
         try Data(TestModel.json.utf8).write(to: directory.appendingPathComponent("Schemas/Library.json"))
         let file = directory.appendingPathComponent("strata.json")

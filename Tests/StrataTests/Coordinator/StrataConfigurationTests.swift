@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 
 /// A configuration file with `text` in a new temporary directory.

@@ -1,4 +1,5 @@
 import Strata
+import StrataTestKit
 import Testing
 
 @Suite("JSONWriter")

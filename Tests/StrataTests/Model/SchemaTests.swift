@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 
 /// Asset (abstract) ← Document ← ScannedDocument, and Asset ← Photo, with an Owner and
@@ -40,9 +41,8 @@ struct SchemaTests {
 
     @Test("a model file loads from a URL, with its diagnostics naming the file")
     func loadFromFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "tests")
+        let directory = temporary.url
         let url = directory.appendingPathComponent("Library.json")
         try Data(libraryModel.utf8).write(to: url)
 

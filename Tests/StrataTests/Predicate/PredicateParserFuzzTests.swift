@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestKit
 import Testing
 @testable import Strata
 

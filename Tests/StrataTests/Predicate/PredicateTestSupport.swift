@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import StrataTestKit
 
 /// A comparison tree written out in full, independent of the builder under test.
 func comparison(

@@ -1,4 +1,5 @@
 import Strata
+import StrataTestKit
 import Testing
 
 /// A model that uses every part of the format that a version hash could cover.
@@ -200,7 +201,7 @@ struct VersionHashTests {
     func shuffledKeyOrder() throws {
         let base = try Self.load(baseModel)
         let tree = try JSONParser.parse(Array(baseModel.utf8)).value
-        var random = HashTestRandom(seed: 0x5EED_2024)
+        var random = SeededGenerator(seed: 0x5EED_2024)
         for _ in 0..<50 {
             let shuffled = Self.shuffle(tree, using: &random)
             let text = JSONWriter(pretty: Bool.random(using: &random)).string(from: shuffled)
@@ -212,7 +213,7 @@ struct VersionHashTests {
 
     /// `value` with the members of every object, and the entities, attributes and relationships,
     /// in a random order.
-    static func shuffle(_ value: JSONValue, key: String? = nil, using random: inout HashTestRandom) -> JSONValue {
+    static func shuffle(_ value: JSONValue, key: String? = nil, using random: inout SeededGenerator) -> JSONValue {
         switch value {
         case .object(let members):
             let shuffled = members.map { member in
@@ -229,17 +230,3 @@ struct VersionHashTests {
     }
 }
 
-/// SplitMix64: a small seeded generator, so a failure can be reproduced.
-struct HashTestRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,13 +1,13 @@
 import Foundation
 @testable import Strata
+import StrataTestKit
 import Testing
 
 @Suite("FileSync.link(_:asNew:)")
 struct FileSyncLinkTests {
     @Test func aFreeNameGetsTheFileAndATakenOneIsLeftAlone() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-link-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "link")
+        let directory = temporary.url
         let made = directory.appendingPathComponent("made"), name = directory.appendingPathComponent("name")
         try Data("first".utf8).write(to: made)
         #expect(try FileSync.link(made, asNew: name))

@@ -148,23 +148,6 @@ extension ManagedObjectContext {
     }
 }
 
-/// Runs `body`, expecting a `StrataError` with `code`; returns it for further checks.
-@discardableResult
-func expectError(
-    _ code: StrataError.Code, sourceLocation: Testing.SourceLocation = #_sourceLocation, _ body: () throws -> Void
-) -> StrataError? {
-    do {
-        try body()
-        Issue.record("expected a \(code) error, but nothing was thrown", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as StrataError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected a StrataError \(code), got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
-}
 
 /// `key op value`, built in code.
 func where_(

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 
 /// The message of the error `AttributeValue(json:as:)` throws, or nil when it reads the value.

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 
 /// The fast decimal formatter writes exactly what `Decimal.description` writes.

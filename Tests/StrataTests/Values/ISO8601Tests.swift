@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 
 /// The instant `milliseconds` after 1970-01-01T00:00:00Z.

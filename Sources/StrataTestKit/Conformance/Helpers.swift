@@ -1,26 +1,26 @@
-import Foundation
-import Strata
+package import Foundation
+package import Strata
 import Testing
 
 extension ManagedObjectContext {
     /// Inserts an object with attribute values (relationships are set by the caller), and the
     /// primary key `key` when one is given.
     @discardableResult
-    func make(_ entityName: String, key: Int64? = nil, _ values: [String: Any] = [:]) throws -> ManagedObject {
+    package func make(_ entityName: String, key: Int64? = nil, _ values: [String: Any] = [:]) throws -> ManagedObject {
         let object = try insertObject(entityName: entityName, primaryKey: key)
         for (key, value) in values { object[key] = value }
         return object
     }
 
     /// Every object of an entity (with subentities), ordered by `key`.
-    func all(_ entityName: String, by key: String = "name") throws -> [ManagedObject] {
+    package func all(_ entityName: String, by key: String = "name") throws -> [ManagedObject] {
         try fetch(FetchRequest(entityName: entityName, sortDescriptors: [FetchSortDescriptor(key)]))
     }
 }
 
 extension StoreFixture {
     /// Saves a book, Germinal, tagged classic (the catalog model); returns their IDs.
-    func savedTaggedBook() throws -> (book: ObjectID, tag: ObjectID) {
+    package func savedTaggedBook() throws -> (book: ObjectID, tag: ObjectID) {
         let context = context()
         let book = try context.make("Book", ["title": "Germinal"])
         let tag = try context.make("Tag", ["name": "classic"])
@@ -32,7 +32,7 @@ extension StoreFixture {
 
 extension ManagedObject {
     /// The stored form of an attribute, for exact comparisons.
-    func attribute(_ key: String) -> AttributeValue? {
+    package func attribute(_ key: String) -> AttributeValue? {
         guard case .attribute(let value) = propertyValue(forKey: key) else {
             Issue.record("\(entity.name).\(key) is not an attribute")
             return nil
@@ -41,59 +41,41 @@ extension ManagedObject {
     }
 
     /// The `name` (or another string key) of each member of a to-many, in its order.
-    func names(_ key: String, by nameKey: String = "name") -> [String] {
+    package func names(_ key: String, by nameKey: String = "name") -> [String] {
         objects(forKey: key).map { $0[nameKey] as? String ?? "<nil>" }
     }
 
     /// The members' names sorted, for unordered relationships.
-    func sortedNames(_ key: String, by nameKey: String = "name") -> [String] {
+    package func sortedNames(_ key: String, by nameKey: String = "name") -> [String] {
         names(key, by: nameKey).sorted()
     }
 
-    func name(_ key: String) -> String? {
+    package func name(_ key: String) -> String? {
         object(forKey: key)?["name"] as? String
     }
 }
 
 /// A validation failure without its message: what tests compare exactly.
-struct Failure: Hashable, CustomStringConvertible {
-    var code: ValidationFailure.Code
-    var objectID: ObjectID
-    var key: String?
+package struct Failure: Hashable, CustomStringConvertible {
+    package var code: ValidationFailure.Code
+    package var objectID: ObjectID
+    package var key: String?
 
-    init(_ code: ValidationFailure.Code, _ objectID: ObjectID, _ key: String?) {
+    package init(_ code: ValidationFailure.Code, _ objectID: ObjectID, _ key: String?) {
         self.code = code
         self.objectID = objectID
         self.key = key
     }
 
-    var description: String { "\(code) \(objectID).\(key ?? "-")" }
+    package var description: String { "\(code) \(objectID).\(key ?? "-")" }
 }
 
 extension StrataError {
-    var failureSet: Set<Failure> { Set(failures.map { Failure($0.code, $0.objectID, $0.key) }) }
-}
-
-/// Runs `body`, expecting a `StrataError` with `code`; returns it for further checks.
-@discardableResult
-func expectError(
-    _ code: StrataError.Code, sourceLocation: Testing.SourceLocation = #_sourceLocation, _ body: () throws -> Void
-) -> StrataError? {
-    do {
-        try body()
-        Issue.record("expected a \(code) error, but nothing was thrown", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as StrataError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected a StrataError \(code), got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
+    package var failureSet: Set<Failure> { Set(failures.map { Failure($0.code, $0.objectID, $0.key) }) }
 }
 
 /// A date from ISO 8601 text with milliseconds, the way every store reads dates back.
-func date(_ text: String) -> Date {
+package func date(_ text: String) -> Date {
     guard let date = ISO8601.date(from: text) else { preconditionFailure("bad date \(text)") }
     return date
 }

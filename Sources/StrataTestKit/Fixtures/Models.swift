@@ -1,9 +1,9 @@
 import Foundation
-import Strata
+package import Strata
 
 /// The models of the conformance suite, each small and aimed at one area.
-enum Models {
-    static func load(_ json: String) -> Schema {
+package enum Models {
+    package static func load(_ json: String) -> Schema {
         do {
             return try Schema(data: Data(json.utf8), file: "conformance model")
         } catch {
@@ -12,8 +12,8 @@ enum Models {
     }
 
     /// Books, authors and tags: CRUD, fetching, sorting, locking, metadata.
-    static let catalog = load(catalogJSON)
-    static let catalogJSON = """
+    package static let catalog = load(catalogJSON)
+    package static let catalogJSON = """
     { "name": "Catalog", "version": "1", "entities": [
       { "name": "Author",
         "attributes": [
@@ -38,7 +38,7 @@ enum Models {
     """
 
     /// One entity with an optional attribute of every type, and a transient one.
-    static let allTypes = load("""
+    package static let allTypes = load("""
     { "name": "AllTypes", "entities": [
       { "name": "Sample", "attributes": [
           { "name": "label", "type": "string" },
@@ -60,7 +60,7 @@ enum Models {
     """)
 
     /// Every kind of relationship.
-    static let graph = load("""
+    package static let graph = load("""
     { "name": "Graph", "entities": [
       { "name": "Person",
         "attributes": [ { "name": "name", "type": "string" } ],
@@ -97,7 +97,7 @@ enum Models {
 
     /// Every delete rule: cascade chains (to-many and to-one), deny (to-many and to-one),
     /// nullify, noAction.
-    static let deleteRules = load("""
+    package static let deleteRules = load("""
     { "name": "DeleteRules", "entities": [
       { "name": "Parent",
         "attributes": [ { "name": "name", "type": "string" } ],
@@ -144,7 +144,7 @@ enum Models {
     """)
 
     /// Every validation rule.
-    static let validation = load("""
+    package static let validation = load("""
     { "name": "Validation", "entities": [
       { "name": "Gadget",
         "attributes": [
@@ -175,7 +175,7 @@ enum Models {
 
     /// Inheritance, with uniqueness constraints on an inherited attribute, across subentities,
     /// and over a to-one relationship.
-    static let inheritance = load("""
+    package static let inheritance = load("""
     { "name": "Inheritance", "entities": [
       { "name": "Asset", "abstract": true,
         "attributes": [ { "name": "title", "type": "string" } ],

@@ -1,19 +1,35 @@
 import Foundation
-import Strata
-import Testing
+public import Strata
+public import Testing
 
-/// A fresh store of one kind for one test: a coordinator on it, contexts, a normalized view of
-/// what it holds, and the re-open check. Deletes its temporary directory when released.
-final class StoreFixture {
-    let kind: StoreKind
-    let schema: Schema
-    let description: StoreDescription
-    let coordinator: PersistentStoreCoordinator
+/// A new store of one kind for one test: a coordinator on it, contexts, a normalized view of
+/// what it holds, and the re-open check. Deletes the store's directory when released.
+///
+/// ```swift
+/// let fixture = try StoreFixture(kind, schema)
+/// let context = fixture.context()
+/// // insert, save...
+/// try fixture.verifyStored { context in /* expect what was saved */ }
+/// ```
+public final class StoreFixture {
+    /// The kind of store the fixture made.
+    public let kind: StoreKind
+    /// The model the store was opened with.
+    public let schema: Schema
+    /// The description the store was added with (its URL, for a file store).
+    public let description: StoreDescription
+    /// The coordinator holding the store.
+    public let coordinator: PersistentStoreCoordinator
     private let transformers: [String: any AttributeTransformer]
 
-    /// - Parameter transformers: value transformers registered with every coordinator the
-    ///   fixture makes, by the names the model uses.
-    init(_ kind: StoreKind, _ schema: Schema, transformers: [String: any AttributeTransformer] = [:]) throws {
+    /// A new, empty store of `kind` opened with `schema` in a new coordinator.
+    ///
+    /// - Parameters:
+    ///   - kind: the kind of store to make.
+    ///   - schema: the model to open it with.
+    ///   - transformers: value transformers registered with every coordinator the fixture
+    ///     makes, by the names the model uses.
+    public init(_ kind: StoreKind, _ schema: Schema, transformers: [String: any AttributeTransformer] = [:]) throws {
         self.kind = kind
         self.schema = schema
         self.transformers = transformers
@@ -27,15 +43,16 @@ final class StoreFixture {
         if let url = description.url { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
     }
 
-    var store: any PersistentStore { coordinator.stores[0] }
+    /// The fixture's store.
+    public var store: any PersistentStore { coordinator.stores[0] }
 
     /// A new context on the fixture's coordinator.
-    func context() -> ManagedObjectContext {
+    public func context() -> ManagedObjectContext {
         ManagedObjectContext(coordinator: coordinator)
     }
 
     /// A new coordinator on the same store file, with `schema` (the fixture's by default).
-    func reopen(with schema: Schema? = nil) throws(StrataError) -> PersistentStoreCoordinator {
+    public func reopen(with schema: Schema? = nil) throws(StrataError) -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(schema: schema ?? self.schema, storeTypes: kind.storeTypes)
         for (name, transformer) in transformers { coordinator.attributeTransformers.register(transformer, name: name) }
         try coordinator.addStore(description)
@@ -43,7 +60,7 @@ final class StoreFixture {
     }
 
     /// What the fixture's store holds now.
-    func snapshot() throws -> StoreSnapshot {
+    public func snapshot() throws -> StoreSnapshot {
         try StoreSnapshot(coordinator)
     }
 
@@ -52,7 +69,7 @@ final class StoreFixture {
     /// opens the store again in a fresh coordinator, expects it to hold exactly what this one
     /// holds, and runs `check` there too. For a kind that does not persist it asserts that
     /// (no file, no `.persistent` capability) instead.
-    func verifyStored(
+    public func verifyStored(
         sourceLocation: Testing.SourceLocation = #_sourceLocation, _ check: (ManagedObjectContext) throws -> Void
     ) throws {
         try check(context())
@@ -72,16 +89,23 @@ final class StoreFixture {
 /// exactly when they hold the same graph: attributes, to-one destinations, and to-many members
 /// (in stored order when ordered, otherwise sorted), with lazily loaded to-manys loaded.
 /// Record versions are left out; they are bookkeeping, not data.
-struct StoreSnapshot: Equatable, CustomStringConvertible {
-    struct Entry: Equatable {
-        var attributes: [String: AttributeValue]
-        var toOne: [String: ObjectID]
-        var toMany: [String: [ObjectID]]
+public struct StoreSnapshot: Equatable, CustomStringConvertible {
+    /// What one object holds.
+    public struct Entry: Equatable {
+        /// The attribute values, by name.
+        public var attributes: [String: AttributeValue]
+        /// The to-one destinations, by relationship name.
+        public var toOne: [String: ObjectID]
+        /// The to-many members, by relationship name: in stored order when ordered, otherwise
+        /// sorted; empty relationships are left out.
+        public var toMany: [String: [ObjectID]]
     }
 
-    var objects: [ObjectID: Entry] = [:]
+    /// Every object of the stores, by ID.
+    public var objects: [ObjectID: Entry] = [:]
 
-    init(_ coordinator: PersistentStoreCoordinator) throws {
+    /// What the stores of `coordinator` hold now.
+    public init(_ coordinator: PersistentStoreCoordinator) throws {
         for entity in coordinator.schema.entities where !entity.isAbstract {
             let store = try coordinator.store(forEntity: entity.name)
             for record in try store.fetch(StoreFetchRequest(entityNames: [entity.name])) {
@@ -97,7 +121,7 @@ struct StoreSnapshot: Equatable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    public var description: String {
         objects.keys.sorted().map { id in
             let entry = objects[id]!
             let attributes = entry.attributes.keys.sorted().map { "\($0)=\(entry.attributes[$0]!)" }

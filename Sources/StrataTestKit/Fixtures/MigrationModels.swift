@@ -1,11 +1,11 @@
 import Foundation
-import Strata
+package import Strata
 
 /// The models of the migration suite: a first version of each, and later versions written as
 /// edits of it, so that each test shows exactly what its version changes.
-enum MigrationModels {
+package enum MigrationModels {
     /// People with moods, moods with tags.
-    static let moodyJSON = """
+    package static let moodyJSON = """
     { "name": "Moody", "version": "1", "entities": [
       { "name": "Person",
         "attributes": [ { "name": "name", "type": "string" } ],
@@ -25,10 +25,10 @@ enum MigrationModels {
         "relationships": [ { "name": "moods", "destination": "Mood", "inverse": "tags", "toMany": true } ] }
     ] }
     """
-    static let moody = Models.load(moodyJSON)
+    package static let moody = Models.load(moodyJSON)
 
     /// Animals and dogs, separate hierarchies; owners walk dogs.
-    static let kennelJSON = """
+    package static let kennelJSON = """
     { "name": "Kennel", "version": "1", "entities": [
       { "name": "Animal",
         "attributes": [ { "name": "name", "type": "string" } ] },
@@ -40,16 +40,16 @@ enum MigrationModels {
         "relationships": [ { "name": "dogs", "destination": "Dog", "inverse": "walker", "toMany": true } ] }
     ] }
     """
-    static let kennel = Models.load(kennelJSON)
+    package static let kennel = Models.load(kennelJSON)
 
     /// Dog under Animal, keeping its properties (`name` now inherited).
-    static let kennelWithParent = edit(kennelJSON, version: "2", [
+    package static let kennelWithParent = edit(kennelJSON, version: "2", [
         (#""attributes": [ { "name": "name", "type": "string" }, { "name": "breed""#, #""parent": "Animal", "attributes": [ { "name": "breed""#),
     ])
 
     /// `json` with each `(old, new)` replacement made (each `old` must occur exactly once) and
     /// the version label set.
-    static func edit(_ json: String, version: String, _ replacements: [(String, String)]) -> Schema {
+    package static func edit(_ json: String, version: String, _ replacements: [(String, String)]) -> Schema {
         var text = json.replacingOccurrences(of: #""version": "1""#, with: #""version": "\#(version)""#)
         for (old, new) in replacements {
             precondition(text.components(separatedBy: old).count == 2, "a migration model edit must match once: \(old)")
@@ -59,7 +59,7 @@ enum MigrationModels {
     }
 
     /// Moody with edits.
-    static func moody(_ version: String, _ replacements: [(String, String)]) -> Schema {
+    package static func moody(_ version: String, _ replacements: [(String, String)]) -> Schema {
         edit(moodyJSON, version: version, replacements)
     }
 
@@ -73,7 +73,7 @@ enum MigrationModels {
     ///     Person4 name="Bob" moods->[Mood7]
     ///     Tag1 name="home" moods->[Mood2,Mood5]
     ///     Tag6 name="work" moods->[Mood5]
-    static func fillMoody(_ context: ManagedObjectContext) throws {
+    package static func fillMoody(_ context: ManagedObjectContext) throws {
         let ada = try context.make("Person", key: 3, ["name": "Ada Lovelace"])
         let bob = try context.make("Person", key: 4, ["name": "Bob"])
         let home = try context.make("Tag", key: 1, ["name": "home"])
@@ -91,7 +91,7 @@ enum MigrationModels {
     }
 
     /// ``fillMoody(_:)``'s objects as ``Dump`` lines.
-    static let moodyLines = [
+    package static let moodyLines = [
         #"Mood2 colour="green" level=32767 name="calm" note="quiet" weight=0.1 owner->Person3 tags->[Tag1]"#,
         #"Mood5 level=-32768 name="glad" owner->Person3 tags->[Tag1,Tag6]"#,
         #"Mood7 colour="blue" level=1 name="sad" owner->Person4"#,

@@ -1,0 +1,69 @@
+import Foundation
+public import Strata
+public import Testing
+
+/// One type of store that the conformance suite runs against: how to make a new, empty store
+/// of it, which factories open it, and whether its data outlives the coordinator that wrote it.
+///
+/// A store module describes its store once, usually with ``file(_:factory:fileExtension:)``:
+///
+/// ```swift
+/// let kind = StoreKind.file("mystore", factory: MyStoreFactory(), fileExtension: "mystore")
+/// ```
+///
+/// and runs every ``ConformanceCheck`` that applies to it (see <doc:TestingYourOwnStore>).
+public struct StoreKind: Sendable, CustomTestStringConvertible {
+    /// A short name, shown in test results (`memory`, `sqlite`, ...).
+    public let name: String
+    /// The store type the kind's descriptions name.
+    public let type: StoreType
+    /// The registry a coordinator needs to open this kind (the in-memory store is always in it).
+    public let storeTypes: StoreTypeRegistry
+    /// Whether a store re-opened in a fresh coordinator holds what was saved. The checks
+    /// assert this against the store's `.persistent` capability, then re-open persistent kinds
+    /// and check that the data survived exactly. Checks that need a store file run only on
+    /// kinds that persist (``ConformanceCheck/Requirements/persistent``).
+    public let persists: Bool
+    /// A description of a new, empty store. When it has a URL, the file must be alone in a
+    /// new directory of its own: the checks delete that directory when they are done.
+    public let makeDescription: @Sendable () throws -> StoreDescription
+
+    /// A kind made of its parts; ``file(_:factory:fileExtension:)`` and ``memory`` cover the
+    /// usual cases.
+    public init(
+        name: String, type: StoreType, storeTypes: StoreTypeRegistry, persists: Bool,
+        makeDescription: @escaping @Sendable () throws -> StoreDescription
+    ) {
+        self.name = name
+        self.type = type
+        self.storeTypes = storeTypes
+        self.persists = persists
+        self.makeDescription = makeDescription
+    }
+
+    /// The kind's ``name``, which test results show for each test case.
+    public var testDescription: String { name }
+
+    /// The in-memory store: nothing survives its coordinator.
+    public static let memory = StoreKind(
+        name: "memory", type: .inMemory, storeTypes: StoreTypeRegistry(), persists: false,
+        makeDescription: { .inMemory() })
+
+    /// A store kept in a file, opened by `factory`: `store.<fileExtension>` in a new temporary
+    /// directory for every store a check makes.
+    ///
+    /// The store must report `.persistent` in its `capabilities`, and the factory's
+    /// `metadata(at:)` must read the store's metadata from the file.
+    public static func file(_ name: String, factory: any PersistentStoreFactory, fileExtension: String) -> StoreKind {
+        let type = factory.type
+        return StoreKind(
+            name: name, type: type, storeTypes: StoreTypeRegistry([factory]), persists: true,
+            makeDescription: {
+                let directory = FileManager.default.temporaryDirectory
+                    .appendingPathComponent("strata-conformance", isDirectory: true)
+                    .appendingPathComponent("\(name)-\(UUID().uuidString)", isDirectory: true)
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                return StoreDescription(type: type, url: directory.appendingPathComponent("store.\(fileExtension)"))
+            })
+    }
+}
