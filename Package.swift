@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "StrataXML", targets: ["StrataXML"]),
         .library(name: "StrataBinaryPlist", targets: ["StrataBinaryPlist"]),
         .library(name: "StrataCoreData", targets: ["StrataCoreData"]),
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         // The conformance suite and test helpers, for the tests of Strata and of third-party stores.
         .library(name: "StrataTestKit", targets: ["StrataTestKit"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
@@ -51,9 +52,27 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
+        // What the SQL stores share, whatever their engine: the dialects, the tables' plan (and
+        // next, the predicate compiler). No product: package access for the store modules.
+        .target(
+            name: "StrataSQL",
+            dependencies: ["Strata"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrataSQLite",
-            dependencies: ["Strata", "CSQLite", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Strata", "StrataSQL", "CSQLite", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        // The PostgreSQL store on libpq: blocking calls behind Strata's synchronous store protocol.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .target(
+            name: "StrataPostgres",
+            dependencies: ["Strata", "StrataSQL", "CLibPQ"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -86,6 +105,7 @@ let package = Package(
             name: "StrataCLI",
             dependencies: [
                 "Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataCoreData", "StrataGenerator",
+                "StrataPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
@@ -186,6 +206,12 @@ let package = Package(
             name: "StrataGeneratorTests",
             dependencies: ["StrataTestKit", "StrataGenerator", "Strata"],
             exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        // The PostgreSQL store against a real server (STRATA_POSTGRES_URL; Scripts/postgres-server.sh).
+        .testTarget(
+            name: "StrataPostgresTests",
+            dependencies: ["StrataTestKit", "StrataPostgres", "Strata", "StrataSQLite", "StrataCLI"],
             swiftSettings: strictSettings
         ),
         .testTarget(

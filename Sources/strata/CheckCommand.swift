@@ -53,7 +53,7 @@ struct CheckCommand: ParsableCommand {
             let report: StoreChecker.Report
             do throws(StrataError) {
                 report = try StoreChecker.check(
-                    storeAt: URL(fileURLWithPath: store), type: type.map { StoreType(rawValue: $0) },
+                    storeAt: StoreAccess.location(store), type: type.map { StoreType(rawValue: $0) },
                     storeTypes: StoreAccess.registry)
             } catch {
                 // Nothing could be checked: exit 2, whatever the kind of error.

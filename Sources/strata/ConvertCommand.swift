@@ -43,6 +43,8 @@ struct ConvertCommand: ParsableCommand {
             if let to {
                 destinationType = StoreType(rawValue: to)
                 _ = try registry.factory(for: destinationType)
+            } else if let factory = registry.factory(forURLScheme: StoreAccess.location(destination)) {
+                destinationType = factory.type
             } else {
                 let ext = URL(fileURLWithPath: destination).pathExtension.lowercased()
                 guard let factory = registry.factories.first(where: { $0.fileExtensions.contains(ext) }) else {
@@ -56,8 +58,8 @@ struct ConvertCommand: ParsableCommand {
             let model = try schema.map(StoreAccess.loadSchema)
             let showsProgress = isatty(STDERR_FILENO) != 0
             let summary = try StoreConverter.convert(
-                from: URL(fileURLWithPath: source), type: sourceType, schema: model,
-                to: URL(fileURLWithPath: destination), type: destinationType,
+                from: StoreAccess.location(source), type: sourceType, schema: model,
+                to: StoreAccess.location(destination), type: destinationType,
                 storeTypes: registry, overwrite: force,
                 progress: showsProgress ? { done, total in
                     FileHandle.standardError.write(Data("\rreading \(done)/\(total) objects".utf8))

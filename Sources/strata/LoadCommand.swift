@@ -70,7 +70,8 @@ struct LoadCommand: ParsableCommand {
     /// process creates the store in the meantime, the load goes into that one.
     private func loadCreatingTheStoreWhole(_ inputs: [(String, URL)], schema: Schema) throws -> [String: Int] {
         let storeType = try StoreAccess.type(of: store, given: type)
-        guard storeType != .inMemory, !FileManager.default.fileExists(atPath: store) else {
+        // A store on a server (postgres://…) is loaded in place: one save, all or nothing.
+        guard storeType != .inMemory, StoreAccess.location(store).isFileURL, !FileManager.default.fileExists(atPath: store) else {
             return try load(inputs, schema: schema, into: store, type: storeType)
         }
         let url = URL(fileURLWithPath: store)

@@ -51,8 +51,8 @@ struct MigrateCommand: ParsableCommand {
     }
 
     private func migrate() throws {
-        let url = URL(fileURLWithPath: store)
-        guard FileManager.default.fileExists(atPath: store) else {
+        let url = StoreAccess.location(store)
+        guard !url.isFileURL || FileManager.default.fileExists(atPath: store) else {
             throw CLIError.unreadable("no store at '\(Echo.value(store))'; strata migrate changes an existing store and never creates one")
         }
         try Self.unreadable { () throws(StrataError) in try FileIdentity.requireRegularFile(url) }

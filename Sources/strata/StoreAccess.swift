@@ -3,6 +3,7 @@ import Foundation
 import Strata
 import StrataBinaryPlist
 import StrataCoreData
+import StrataPostgres
 import StrataSQLite
 import StrataXML
 
@@ -16,7 +17,14 @@ enum StoreAccess {
             BinaryPlistStoreFactory(),
             CoreDataSQLiteStoreFactory(),
             CoreDataXMLStoreFactory(),
+            PostgresStoreFactory(),
         ])
+    }
+
+    /// A store location as a URL: a server store's URL (`postgres://…`) as it is, else a file path.
+    static func location(_ path: String) -> URL {
+        if PostgresLocation.schemes.contains(where: { path.lowercased().hasPrefix($0 + "://") }), let url = URL(string: path) { return url }
+        return URL(fileURLWithPath: path)
     }
 
     /// The type named by `--type`, or found from the file's first bytes or its extension.
@@ -26,7 +34,7 @@ enum StoreAccess {
             _ = try registry.factory(for: type)
             return type
         }
-        return try registry.type(of: URL(fileURLWithPath: path))
+        return try registry.type(of: location(path))
     }
 
     /// Opens an existing store with `schema`, or else the model it was written with (no schema
@@ -35,8 +43,8 @@ enum StoreAccess {
     /// only; one it can write is upgraded in place if an earlier Strata wrote it. A store
     /// another process migrates meanwhile is opened with its new model.
     static func openExisting(_ path: String, type given: String?, schema: Schema? = nil) throws -> PersistentStoreCoordinator {
-        let url = URL(fileURLWithPath: path)
-        guard FileManager.default.fileExists(atPath: url.path) else {
+        let url = location(path)
+        guard !url.isFileURL || FileManager.default.fileExists(atPath: url.path) else {
             throw CLIError.unreadable("no store at '\(path)'")
         }
         let type = try type(of: path, given: given)
@@ -68,7 +76,7 @@ enum StoreAccess {
     /// - Parameter privateFile: `path` is a temporary file of this process, published whole
     ///   after (``SQLiteStore/privateFileOption``).
     static func openOrCreate(_ path: String, type given: String?, schema: Schema, privateFile: Bool = false) throws -> PersistentStoreCoordinator {
-        let url = URL(fileURLWithPath: path)
+        let url = location(path)
         let type = try type(of: path, given: given)
         let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: registry)
         let options = privateFile && type == .sqlite ? [SQLiteStore.privateFileOption: "true"] : [:]
@@ -92,7 +100,7 @@ enum StoreAccess {
     /// removing a database's `-wal` while another connection uses it loses that connection's
     /// committed transactions.
     static func removeStoreFiles(at path: String, type: StoreType) {
-        let url = URL(fileURLWithPath: path)
+        let url = location(path)
         try? registry.factory(for: type).destroyStore(at: url)
         try? FileManager.default.removeItem(at: FileLock.lockFile(of: url))
     }

@@ -77,7 +77,7 @@ public final class PersistentContainer: Sendable {
         coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: storeTypes, classes: classes)
         storeDescriptions = stores
         for description in stores {
-            if let url = description.url {
+            if let url = description.url, url.isFileURL {
                 let directory = url.deletingLastPathComponent()
                 do {
                     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -202,7 +202,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The metadata of a store file, without opening a stack. The type is found from the file
     /// when not given.
     public static func metadataForStore(at url: URL, type: StoreType? = nil, storeTypes: StoreTypeRegistry = StoreTypeRegistry()) throws(StrataError) -> StoreMetadata {
-        guard FileManager.default.fileExists(atPath: url.path) else {
+        guard !url.isFileURL || FileManager.default.fileExists(atPath: url.path) else {
             throw StrataError(.storeIO, "no store at '\(url.relativePath)'")
         }
         try FileIdentity.requireRegularFile(url)
@@ -724,6 +724,17 @@ public final class PersistentStoreCoordinator: Sendable {
         guard !observers.isEmpty else { return }
         let notification = make()
         for observer in observers { observer(notification) }
+    }
+
+    /// Brings in what another process saved to one of the stores, as the store learned it from
+    /// its own record of changes (the PostgreSQL store's transaction history): the row cache
+    /// forgets those rows, and save observers — contexts that merge changes among them — get a
+    /// notification without records, so that their objects are read again.
+    public func mergeRemoteChanges(inserted: Set<ObjectID>, updated: Set<ObjectID>, deleted: Set<ObjectID>) {
+        evictCachedRecords(updated.union(deleted))
+        broadcast {
+            SaveNotification(inserted: inserted, updated: updated, deleted: deleted, changedKeys: [:], records: [:], sourceContext: nil)
+        }
     }
 
     /// Identifies an observer for ``removeObserver(_:)``.

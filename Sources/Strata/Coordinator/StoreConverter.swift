@@ -50,16 +50,19 @@ public enum StoreConverter {
         progress: Progress? = nil
     ) throws(StrataError) -> Summary {
         let fileManager = FileManager.default
-        guard fileManager.fileExists(atPath: source.path) else {
+        guard !source.isFileURL || fileManager.fileExists(atPath: source.path) else {
             throw StrataError(.storeIO, "no store at '\(source.relativePath)'")
+        }
+        if !destination.isFileURL {
+            return try convert(from: source, type: sourceType, schema: schema, toServer: destination, type: destinationType, storeTypes: storeTypes, overwrite: overwrite, progress: progress)
         }
         try FileIdentity.requireRegularFile(source)
         try FileIdentity.requireRegularFile(destination, role: "destination store")
         // Compared as files (device and inode), so that a symlink, a hard link or another
         // spelling of the path counts, and SQLite's -wal/-shm/-journal files with it.
         let target = try FileSync.resolvingSymlinks(destination)
-        let resolvedSource = try FileSync.resolvingSymlinks(source)
-        if resolvedSource.path == target.path
+        let resolvedSource = source.isFileURL ? try FileSync.resolvingSymlinks(source) : source
+        if source.isFileURL && resolvedSource.path == target.path
             || FileIdentity.isPartOfStore(destination.path, store: source.path)
             || !FileIdentity.storeFiles(at: source.path).isDisjoint(with: FileIdentity.storeFiles(at: destination.path)) {
             throw StrataError(.storeIO, "the source '\(source.relativePath)' and the destination '\(destination.relativePath)' are the same file (or the destination is one of the source store's files); convert into another file")
@@ -69,17 +72,7 @@ public enum StoreConverter {
         }
         // Refused before any work when the destination may not be replaced.
         _ = try FileSync.replaceableFile(at: target)
-        let sourceKind: StoreType
-        if let sourceType { sourceKind = sourceType } else { sourceKind = try storeTypes.type(of: source) }
-        // With a model given, the metadata is the opened store's: a store whose model is not
-        // stored in it (a Core Data store's) is never asked for one.
-        let model: Schema
-        if let schema { model = schema } else {
-            model = try PersistentStoreCoordinator.metadataForStore(at: source, type: sourceKind, storeTypes: storeTypes).schema()
-        }
-
-        let reader = PersistentStoreCoordinator(schema: model, storeTypes: storeTypes)
-        let metadata = try reader.addStore(StoreDescription(type: sourceKind, url: source)).metadata
+        let (reader, metadata, sourceKind) = try openSource(source, type: sourceType, schema: schema, storeTypes: storeTypes)
 
         let temporary = target.deletingLastPathComponent()
             .appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).converting")
@@ -96,6 +89,45 @@ public enum StoreConverter {
         }
         try replace(target, with: temporary, overwrite: overwrite, storeTypes: storeTypes)
         return Summary(objectCounts: counts, sourceType: sourceKind, destinationType: destinationType)
+    }
+
+    /// A coordinator on the source store, its metadata and type.
+    private static func openSource(
+        _ source: URL, type sourceType: StoreType?, schema: Schema?, storeTypes: StoreTypeRegistry
+    ) throws(StrataError) -> (PersistentStoreCoordinator, StoreMetadata, StoreType) {
+        let sourceKind: StoreType
+        if let sourceType { sourceKind = sourceType } else { sourceKind = try storeTypes.type(of: source) }
+        // With a model given, the metadata is the opened store's: a store whose model is not
+        // stored in it (a Core Data store's) is never asked for one.
+        let model: Schema
+        if let schema { model = schema } else {
+            model = try PersistentStoreCoordinator.metadataForStore(at: source, type: sourceKind, storeTypes: storeTypes).schema()
+        }
+        let reader = PersistentStoreCoordinator(schema: model, storeTypes: storeTypes)
+        let metadata = try reader.addStore(StoreDescription(type: sourceKind, url: source)).metadata
+        return (reader, metadata, sourceKind)
+    }
+
+    /// Converts into a store on a server (a `postgres://` URL): an existing one is dropped first
+    /// with `overwrite` (``PersistentStoreFactory/destroyStore(at:)``), so that no other process
+    /// may have it open; the copy is one save, and a copy that fails is dropped again.
+    private static func convert(
+        from source: URL, type sourceType: StoreType?, schema: Schema?, toServer destination: URL, type destinationType: StoreType,
+        storeTypes: StoreTypeRegistry, overwrite: Bool, progress: Progress?
+    ) throws(StrataError) -> Summary {
+        let (reader, metadata, sourceKind) = try openSource(source, type: sourceType, schema: schema, storeTypes: storeTypes)
+        let factory = try storeTypes.factory(for: destinationType)
+        if (try? factory.metadata(at: destination)) != nil {
+            guard overwrite else { throw StrataError(.storeIO, "a store exists at '\(destination.absoluteString)'; pass --force (overwrite: true) to replace it") }
+            try factory.destroyStore(at: destination)
+        }
+        do {
+            let counts = try copy(from: reader, metadata: metadata, into: destination, type: destinationType, storeTypes: storeTypes, progress: progress)
+            return Summary(objectCounts: counts, sourceType: sourceKind, destinationType: destinationType)
+        } catch {
+            try? factory.destroyStore(at: destination)
+            throw error
+        }
     }
 
     /// Moves the finished copy to `target`: over the old store under its lock (an atomic

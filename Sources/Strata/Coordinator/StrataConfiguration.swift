@@ -18,7 +18,8 @@ public import Foundation
 /// `binary`, or another registered type), `path` (not for `memory`), `configuration` (a
 /// configuration of the model), `options` (strings). The environment variable `STRATA_STORE`
 /// replaces every store with one: `memory`, or `TYPE:PATH` such as `sqlite:Data/app.sqlite`
-/// (a relative path is relative to the current directory).
+/// (a relative path is relative to the current directory), or a server store's URL such as
+/// `postgres://app@db/shop?schema=orders`. A `path` that is such a URL is kept as it is.
 public struct StrataConfiguration: Sendable, Hashable {
     public static let environmentVariable = "STRATA_STORE"
     private static let keys = ["schema", "versions", "stores", "eraseStoreOnModelMismatch"]
@@ -99,9 +100,14 @@ public struct StrataConfiguration: Sendable, Hashable {
         self.stores = stores
     }
 
-    /// Parses a `STRATA_STORE` value: `memory` or `TYPE:PATH`.
+    /// Parses a `STRATA_STORE` value: `memory`, `TYPE:PATH`, or a store URL such as
+    /// `postgres://app@db/shop?schema=orders` (its scheme names the type; `postgresql` is
+    /// `postgres`).
     public static func store(fromEnvironment value: String) throws(StrataError) -> StoreDescription {
         if value == StoreType.inMemory.rawValue { return .inMemory() }
+        if let url = storeURL(value), let scheme = url.scheme?.lowercased() {
+            return StoreDescription(type: StoreType(rawValue: scheme == "postgresql" ? "postgres" : scheme), url: url)
+        }
         guard let colon = value.firstIndex(of: ":"), colon != value.startIndex, value.index(after: colon) != value.endIndex else {
             throw StrataError(.invalidConfiguration, "\(environmentVariable)='\(value)' is not 'memory' or TYPE:PATH, like 'sqlite:Data/app.sqlite'")
         }
@@ -148,6 +154,15 @@ public struct StrataConfiguration: Sendable, Hashable {
     }
 
     private static func resolve(_ path: String, against base: URL) -> URL {
-        path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path)
+        if let url = storeURL(path) { return url }
+        return path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path)
+    }
+
+    /// A location that is a URL of a store on a server (`scheme://…`, not `file:`), kept as is.
+    private static func storeURL(_ location: String) -> URL? {
+        guard let separator = location.range(of: "://"), !location[..<separator.lowerBound].isEmpty,
+              location[..<separator.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
+              let url = URL(string: location), let scheme = url.scheme, scheme.lowercased() != "file" else { return nil }
+        return url
     }
 }

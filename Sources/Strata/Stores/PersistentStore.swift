@@ -71,6 +71,9 @@ public protocol PersistentStoreFactory: Sendable {
     var type: StoreType { get }
     /// File name extensions that select this type (`sqlite`, `xml`, …), lower-case, no dot.
     var fileExtensions: [String] { get }
+    /// URL schemes that select this type for a store located by a URL rather than a file
+    /// (`postgres`), lower-case. The default is none.
+    var urlSchemes: [String] { get }
     /// True when a file's first bytes show it is of this type.
     func recognizes(header: Data) -> Bool
     /// True when the file at `url` is of this type judged by more than its first bytes (the
@@ -138,6 +141,7 @@ extension PersistentStoreFactory {
     public func unsupportedFeatures(of schema: Schema, configurationName: String?) -> [String] { [] }
     public func replaceStoreContents(at destination: URL, from replacement: URL) throws(StrataError) -> Bool { false }
     public var companionFileSuffixes: [String] { [] }
+    public var urlSchemes: [String] { [] }
     public func destroyStore(at url: URL) throws(StrataError) {
         for path in [url.path] + companionFileSuffixes.map({ url.path + $0 }) where FileManager.default.fileExists(atPath: path) {
             do {
@@ -175,11 +179,18 @@ public struct StoreTypeRegistry: Sendable {
         return factory
     }
 
+    /// The factory of a store located by a URL of another scheme than `file` (``PersistentStoreFactory/urlSchemes``).
+    public func factory(forURLScheme url: URL) -> (any PersistentStoreFactory)? {
+        guard let scheme = url.scheme?.lowercased(), scheme != "file" else { return nil }
+        return factories.first { $0.urlSchemes.contains(scheme) }
+    }
+
     /// The type of an existing file from its content (``PersistentStoreFactory/recognizesContent(of:header:)``),
     /// else its first bytes, else of a path from its extension.
     /// - Throws: `storeIO` for a path that is not a regular file (a FIFO, a directory, a
     ///   device), which is never opened; `noStore` when the type cannot be told.
     public func type(of url: URL) throws(StrataError) -> StoreType {
+        if let factory = factory(forURLScheme: url) { return factory.type }
         try FileIdentity.requireRegularFile(url)
         // Read without closing a descriptor of a SQLite file this process may have open. 256
         // bytes reach past an XML declaration to a document type declaration.

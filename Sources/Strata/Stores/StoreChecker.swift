@@ -31,7 +31,7 @@ public enum StoreChecker {
     ///   it is missing or not a regular file, its type is unknown, or its metadata (and so its
     ///   model) cannot be read. Everything found after that is a problem in the report.
     public static func check(storeAt url: URL, type: StoreType? = nil, storeTypes: StoreTypeRegistry) throws(StrataError) -> Report {
-        guard FileManager.default.fileExists(atPath: url.path) else {
+        guard !url.isFileURL || FileManager.default.fileExists(atPath: url.path) else {
             throw StrataError(.storeIO, "no store at '\(url.relativePath)'")
         }
         try FileIdentity.requireRegularFile(url)

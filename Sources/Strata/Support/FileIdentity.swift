@@ -71,6 +71,8 @@ package struct FileIdentity: Hashable, Sendable {
     /// symlink to a regular file is fine; a missing file is left to the caller.
     /// - Throws: `storeIO` naming the path and what it is.
     package static func requireRegularFile(_ url: URL, role: String = "store") throws(StrataError) {
+        // A store on a server (postgres://…) is no file.
+        guard url.isFileURL else { return }
         var info = stat()
         guard stat(url.path, &info) == 0 else { return }
         let kind: String

@@ -6,12 +6,6 @@ extension StoreLayout {
     /// (https://sqlite.org/limits.html#max_column).
     static let maximumColumns = 2_000
 
-    /// The join table of `relationship` declared by `entity`: `"<Entity>.<relationship>"`. Model
-    /// names hold letters, digits and `_` only, so the dot makes the name unique.
-    static func joinTableName(_ entity: String, _ relationship: String) -> String {
-        "\(entity).\(relationship)"
-    }
-
     /// The index on one column of a table (an entity table or a join table).
     static func columnIndexName(_ table: String, _ column: String) -> String {
         "index.\(table).\(column)"

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Strata
+internal import StrataSQL
 
 /// Where every entity, attribute and relationship of a model lives in the database file.
 ///
@@ -47,110 +48,25 @@ struct StoreLayout: Sendable {
 
     init(schema: Schema, configurationName: String?) {
         self.schema = schema
-        var problems: [String] = []
-        let configured = configurationName.flatMap { schema.configuration(named: $0) }.map { Set($0.entityNames) }
-        let stored = schema.entities.filter { entity in
-            guard let configured else { return true }
-            return configured.contains(entity.name) || entity.ancestorNames.contains(where: configured.contains)
-        }
-        let storedNames = Set(stored.map(\.name))
-        var roots: [String] = []
-        for entity in stored where !roots.contains(entity.rootName) { roots.append(entity.rootName) }
-
-        // Tables: one per root, columns for every stored property of the whole hierarchy.
+        let plan = TablePlan(schema: schema, configurationName: configurationName, confinement: "a SQLite store keeps relationships inside one file")
+        let problems = plan.problems
+        let stored = plan.stored
+        let roots = plan.tables.map(\.root)
         var tables: [String: TableLayout] = [:]
-        for root in roots {
-            let hierarchy = schema.entityAndDescendants(of: root)
-            var columns: [ColumnLayout] = []
-            var owners: [String: (String, String)] = [:]  // column name → (signature, entity)
-            func add(_ column: ColumnLayout, signature: String, entity: String) {
-                if let (existing, other) = owners[column.name] {
-                    if existing != signature {
-                        problems.append("entities '\(other)' and '\(entity)' share the table '\(root)' and both have a property '\(column.name)', stored differently (\(existing) and \(signature)); rename one")
-                    }
-                    return
-                }
-                owners[column.name] = (signature, entity)
-                columns.append(column)
-            }
-            for entity in hierarchy {
-                for attribute in entity.attributes where !attribute.isTransient {
-                    add(ColumnLayout(name: attribute.name, declaredType: ValueKind.columnType(attribute.type), role: .attribute(attribute.type)),
-                        signature: "attribute of type \(attribute.type)", entity: entity.name)
+        for table in plan.tables {
+            let columns = table.columns.map { column in
+                switch column.role {
+                case .attribute(let type): ColumnLayout(name: column.name, declaredType: ValueKind.columnType(type), role: .attribute(type))
+                case .toOne(let destination): ColumnLayout(name: column.name, declaredType: "INTEGER", role: .toOne(destination))
+                case .toOneEntity(let relationship): ColumnLayout(name: column.name, declaredType: "TEXT", role: .toOneEntity(relationship))
+                case .order(let relationship): ColumnLayout(name: column.name, declaredType: "INTEGER", role: .order(relationship))
                 }
             }
-            for entity in hierarchy {
-                for relationship in entity.relationships where !relationship.isToMany {
-                    let destinationRoot = schema.entity(named: relationship.destination)?.rootName ?? relationship.destination
-                    add(ColumnLayout(name: relationship.name, declaredType: "INTEGER", role: .toOne(relationship.destination)),
-                        signature: "to-one relationship to the '\(destinationRoot)' hierarchy", entity: entity.name)
-                    if schema.entityAndDescendants(of: relationship.destination).count > 1 {
-                        add(ColumnLayout(name: "_\(relationship.name)_entity", declaredType: "TEXT", role: .toOneEntity(relationship.name)),
-                            signature: "entity of \(relationship.name)", entity: entity.name)
-                    }
-                }
-            }
-            tables[root] = TableLayout(
-                name: root, entityNames: hierarchy.map(\.name), hasEntityColumn: hierarchy.count > 1, columns: columns)
+            tables[table.root] = TableLayout(
+                name: table.root, entityNames: table.entityNames, hasEntityColumn: table.entityNames.count > 1, columns: columns)
         }
-
-        // To-many relationships: a foreign key of the inverse, or a join table.
-        var joinTables: [JoinTableLayout] = []
-        var toMany: [String: [String: ToManyStorage]] = [:]
-        for entity in stored {
-            for relationship in entity.relationships where relationship.isToMany {
-                guard let destination = schema.entity(named: relationship.destination) else { continue }
-                let inverse = relationship.inverse.flatMap { destination.relationship(named: $0) }
-                let declaring = Self.declaringEntity(of: relationship.name, in: entity, schema)
-                if let inverse, !inverse.isToMany {
-                    var orderColumn: String?
-                    if relationship.isOrdered {
-                        orderColumn = "_\(inverse.name)_order"
-                        if var table = tables[destination.rootName], !table.columns.contains(where: { $0.name == orderColumn }) {
-                            table.append(ColumnLayout(name: orderColumn!, declaredType: "INTEGER", role: .order(inverse.name)))
-                            tables[destination.rootName] = table
-                        }
-                    }
-                    let members = schema.entityAndDescendants(of: destination.name).map(\.name)
-                    let others = schema.entityAndDescendants(of: destination.rootName).filter { other in
-                        !members.contains(other.name) && other.property(named: inverse.name) != nil
-                    }
-                    toMany[entity.name, default: [:]][relationship.name] = .foreignKey(
-                        table: destination.rootName, column: inverse.name, orderColumn: orderColumn,
-                        entityFilter: others.isEmpty ? nil : members)
-                    continue
-                }
-                // A join table, named after the side whose (entity, relationship) sorts first.
-                var ownsTable = true
-                var inverseDeclaring: String?
-                if let inverse, !(inverse.name == relationship.name && destination.rootName == entity.rootName) {
-                    let other = Self.declaringEntity(of: inverse.name, in: destination, schema)
-                    inverseDeclaring = other
-                    ownsTable = (declaring, relationship.name) < (other, inverse.name)
-                }
-                let name = ownsTable ? Self.joinTableName(declaring, relationship.name) : Self.joinTableName(inverseDeclaring!, inverse!.name)
-                if !joinTables.contains(where: { $0.name == name }) {
-                    let sourceRoot = ownsTable ? entity.rootName : destination.rootName
-                    let destinationRoot = ownsTable ? destination.rootName : entity.rootName
-                    let sourceOrdered = ownsTable ? relationship.isOrdered : (inverse?.isOrdered ?? false)
-                    let destinationOrdered = inverseDeclaring == nil ? false : (ownsTable ? (inverse?.isOrdered ?? false) : relationship.isOrdered)
-                    joinTables.append(JoinTableLayout(
-                        name: name, sourceRoot: sourceRoot, destinationRoot: destinationRoot,
-                        hasSourceOrder: sourceOrdered, hasDestinationOrder: destinationOrdered))
-                }
-                toMany[entity.name, default: [:]][relationship.name] = .joinTable(
-                    table: name, ownColumn: ownsTable ? "source" : "destination",
-                    otherColumn: ownsTable ? "destination" : "source",
-                    orderColumn: relationship.isOrdered ? (ownsTable ? "source_order" : "destination_order") : nil,
-                    otherRoot: destination.rootName)
-            }
-        }
-
-        for entity in stored {
-            for relationship in entity.relationships where !storedNames.contains(relationship.destination) {
-                problems.append("\(entity.name).\(relationship.name) leads to '\(relationship.destination)', which this store's configuration does not hold; a SQLite store keeps relationships inside one file")
-            }
-        }
+        let joinTables = plan.toMany.joinTables
+        let toMany = plan.toMany.storage
 
         // Shadow columns last, so that a store upgraded in place (ALTER TABLE … ADD COLUMN) has
         // the columns of a new one, in the same order.
@@ -180,17 +96,6 @@ struct StoreLayout: Sendable {
         self.joinTables = joinTables
         self.problems = problems
         self.problems += nameProblems()
-    }
-
-    /// The entity of `entity`'s lineage that declares `property` (itself or an ancestor).
-    static func declaringEntity(of property: String, in entity: EntityDescription, _ schema: Schema) -> String {
-        for name in [entity.name] + entity.ancestorNames {
-            if let candidate = schema.entity(named: name), candidate.declares(property) {
-                if let parent = candidate.parentName, schema.entity(named: parent)?.property(named: property) != nil { continue }
-                return name
-            }
-        }
-        return entity.name
     }
 
     func entity(_ name: String) throws(StrataError) -> EntityLayout {
@@ -269,23 +174,6 @@ struct TableLayout: Sendable {
     func entityExpression(alias: String) -> String? {
         hasEntityColumn ? "\(alias).\"_entity\"" : nil
     }
-}
-
-/// A join table of to-many relationships.
-struct JoinTableLayout: Sendable, Hashable {
-    let name: String
-    let sourceRoot: String
-    let destinationRoot: String
-    let hasSourceOrder: Bool
-    let hasDestinationOrder: Bool
-}
-
-/// Where the members of a to-many relationship are kept.
-enum ToManyStorage: Sendable, Hashable {
-    /// In the inverse to-one's foreign-key column of the destination table.
-    case foreignKey(table: String, column: String, orderColumn: String?, entityFilter: [String]?)
-    /// In a join table: rows whose `ownColumn` is the owner's key.
-    case joinTable(table: String, ownColumn: String, otherColumn: String, orderColumn: String?, otherRoot: String)
 }
 
 /// How the objects of one entity are read and written. A class: saves and reads pass it around

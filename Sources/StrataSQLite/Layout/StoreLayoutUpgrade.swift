@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Strata
+internal import StrataSQL
 
 /// One step of the file layout: turns a store of layout `from` into one of layout `from + 1`,
 /// inside the transaction ``StoreLayoutUpgrade/run(on:layout:)`` holds.

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Strata
+internal import StrataSQL
 
 extension SQLiteMigration {
     /// Where a destination column's values come from, for the rows of one source table.

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Strata
+internal import StrataSQL
 
 /// Carries out one ``MigrationStep`` on a store's file with SQL, inside the migration's
 /// transaction (``FileChange``): the way Core Data's SQLite lightweight migration works, never

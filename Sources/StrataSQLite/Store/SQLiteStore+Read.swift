@@ -1,5 +1,6 @@
 internal import CSQLite
 public import Strata
+internal import StrataSQL
 internal import Synchronization
 
 extension SQLiteStore {

@@ -1,4 +1,5 @@
 internal import Strata
+internal import StrataSQL
 
 extension SQLiteStore {
     /// How a save writes one to-many relationship of an entity: the relationship, its inverse,

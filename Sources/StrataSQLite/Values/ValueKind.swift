@@ -1,6 +1,7 @@
 internal import CSQLite
 internal import Foundation
 internal import Strata
+internal import StrataSQL
 
 /// How a value of a predicate, a column or an aggregate is kept in SQL, so that SQL functions
 /// can turn it back into the `PredicateValue` the in-memory evaluator would see.
@@ -61,14 +62,7 @@ enum ValueKind: Int64, Sendable {
 
     /// The declared type of a column of this kind (tables are STRICT).
     static func columnType(_ type: AttributeType) -> String {
-        switch type {
-        case .string, .decimal, .uuid, .uri: "TEXT"
-        case .int16, .int32, .int64, .bool: "INTEGER"
-        // ANY keeps a bound REAL as it is: a REAL column would store -0.0 as the integer 0.
-        case .double, .float: "ANY"
-        case .date: "REAL"
-        case .binary, .transformable: "BLOB"
-        }
+        SQLiteDialect().columnType(type)
     }
 }
 

@@ -1,0 +1,115 @@
+public import Foundation
+public import Strata
+
+/// Where a PostgreSQL store is: a `postgres://` (or `postgresql://`) URL naming the server, the
+/// database and the schema the store lives in.
+///
+/// ```text
+/// postgres://app@db.example.com:5432/shop?schema=orders&sslmode=verify-full
+/// postgres://app@/shop?host=/var/run/postgresql&schema=orders      (a unix socket)
+/// ```
+///
+/// Strata reads its own query items and passes every other one to libpq as a connection
+/// parameter (`sslmode`, `sslrootcert`, `application_name`, `connect_timeout`, `password`, …;
+/// see libpq's "Connection Strings"), so TLS is configured exactly as for `psql`. Passwords
+/// are best kept out of the URL, in `~/.pgpass` or `PGPASSWORD`, which libpq reads too.
+///
+/// Strata's items:
+/// - `schema`: the PostgreSQL schema holding the store's tables (default `strata`). Each store
+///   is one schema; two stores in one database need two schemas.
+/// - `poolSize`: the most connections the store opens for reading (default 4); saves use one
+///   connection of their own.
+/// - `statementTimeout`: milliseconds a statement may run before the server cancels it (default
+///   60000; 0 for none).
+///
+/// `connect_timeout` defaults to 10 seconds when the URL does not set it.
+public struct PostgresLocation: Sendable, Hashable {
+    /// The URL as given.
+    public let url: URL
+    /// The schema the store's tables live in.
+    public let schema: String
+    /// The most reader connections.
+    public let poolSize: Int
+    /// The server-side statement timeout in milliseconds (0: none).
+    public let statementTimeout: Int
+    /// The libpq connection URI: the URL without Strata's query items.
+    let conninfo: String
+
+    /// The URL schemes of PostgreSQL stores.
+    public static let schemes = ["postgres", "postgresql"]
+
+    /// Reads a store URL.
+    /// - Throws: `invalidConfiguration` naming what is wrong with the URL.
+    public init(_ url: URL) throws(StrataError) {
+        self.url = url
+        guard let scheme = url.scheme?.lowercased(), Self.schemes.contains(scheme),
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw StrataError(.invalidConfiguration, "'\(Self.redacted(url))' is not a PostgreSQL URL like postgres://user@host:5432/database?schema=name")
+        }
+        var schema = "strata"
+        var poolSize = 4
+        var statementTimeout = 60_000
+        var passed: [URLQueryItem] = []
+        for item in components.queryItems ?? [] {
+            switch item.name {
+            case "schema":
+                guard let value = item.value, Self.isValidSchemaName(value) else {
+                    throw StrataError(.invalidConfiguration, "'schema=\(item.value ?? "")' in '\(Self.redacted(url))' is not a schema name: use 1 to 63 letters, digits and underscores, not starting with a digit or 'pg_'")
+                }
+                schema = value
+            case "poolSize":
+                guard let value = item.value.flatMap(Int.init), (1...64).contains(value) else {
+                    throw StrataError(.invalidConfiguration, "'poolSize=\(item.value ?? "")' in '\(Self.redacted(url))' must be a number of connections from 1 to 64")
+                }
+                poolSize = value
+            case "statementTimeout":
+                guard let value = item.value.flatMap(Int.init), value >= 0 else {
+                    throw StrataError(.invalidConfiguration, "'statementTimeout=\(item.value ?? "")' in '\(Self.redacted(url))' must be milliseconds (0 for none)")
+                }
+                statementTimeout = value
+            default:
+                passed.append(item)
+            }
+        }
+        if !passed.contains(where: { $0.name == "connect_timeout" }) {
+            passed.append(URLQueryItem(name: "connect_timeout", value: "10"))
+        }
+        components.scheme = "postgresql"
+        components.queryItems = passed
+        guard let conninfo = components.string else {
+            throw StrataError(.invalidConfiguration, "'\(Self.redacted(url))' is not a PostgreSQL URL like postgres://user@host:5432/database?schema=name")
+        }
+        self.schema = schema
+        self.poolSize = poolSize
+        self.statementTimeout = statementTimeout
+        self.conninfo = conninfo
+    }
+
+    /// The channel saves notify (`LISTEN`): `strata.<schema>`.
+    var channel: String { "strata.\(schema)" }
+
+    /// The URL for errors and logs: without its password.
+    public var description: String { Self.redacted(url) }
+
+    /// Whether `url` names a PostgreSQL store.
+    public static func isPostgres(_ url: URL) -> Bool {
+        url.scheme.map { schemes.contains($0.lowercased()) } ?? false
+    }
+
+    static func redacted(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil else {
+            return url.absoluteString
+        }
+        components.password = "***"
+        components.queryItems = components.queryItems?.map { $0.name == "password" ? URLQueryItem(name: $0.name, value: "***") : $0 }
+        return components.string ?? url.absoluteString
+    }
+
+    /// Letters, digits and underscores, 1 to 63 bytes (PostgreSQL's identifier length), not a
+    /// digit first and not `pg_` (reserved for the system's schemas).
+    static func isValidSchemaName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.utf8.count <= 63,
+              !CharacterSet.decimalDigits.contains(first), !name.lowercased().hasPrefix("pg_") else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
+    }
+}

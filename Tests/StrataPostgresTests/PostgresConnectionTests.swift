@@ -1,0 +1,50 @@
+import Foundation
+import Strata
+import StrataTestKit
+import Testing
+@testable import StrataPostgres
+
+/// Connections: failures say what and where, the statement timeout reaches the server, a
+/// container opens a PostgreSQL store from STRATA_STORE.
+@Suite struct PostgresConnectionTests {
+    @Test func aServerThatIsNotThereIsAClearErrorWithoutThePassword() throws {
+        let url = URL(string: "postgres://strata:secret@127.0.0.1:1/postgres?schema=nowhere&connect_timeout=2")!
+        let error = #expect(throws: StrataError.self) { _ = try PostgresStore(location: PostgresLocation(url), schema: try Models.shop()) }
+        #expect(error?.code == .storeIO)
+        #expect(error?.message.hasPrefix("cannot connect to PostgreSQL:") == true)
+        #expect(error?.file == "postgres://strata:***@127.0.0.1:1/postgres?schema=nowhere&connect_timeout=2")
+    }
+
+    @Test func theStatementTimeoutIsTheServers() throws {
+        let place = try TestSchema()
+        let location = try PostgresLocation(URL(string: place.url.absoluteString + "&statementTimeout=50")!)
+        let error = #expect(throws: StrataError.self) {
+            try PGConnectionPool(location: location).read { (connection) throws(StrataError) in
+                _ = try connection.run("SELECT pg_sleep(5)")
+            }
+        }
+        #expect(error?.message.contains("statement timeout") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("SQLSTATE 57014") == true)
+    }
+
+    @Test func aContainerOpensThePostgreSQLStoreThatSTRATA_STORENames() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let temporary = try TemporaryDirectory(prefix: "postgres")
+        defer { temporary.cleanup() }
+        let directory = temporary.url
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let file = directory.appendingPathComponent("strata.json")
+        try Data(#"{ "schema": "\#(repository.path)/Schemas/TodoList.json", "stores": [ { "type": "sqlite", "path": "app.sqlite" } ] }"#.utf8).write(to: file)
+        let container = try PersistentContainer(
+            configurationFile: file, storeTypes: StoreTypeRegistry([PostgresStoreFactory()]),
+            environment: [StrataConfiguration.environmentVariable: place.url.absoluteString])
+        let context = container.newBackgroundContext()
+        let tag = try context.insertObject(entityName: "Tag")
+        tag["name"] = "work"
+        try context.save()
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("app.sqlite").path))
+        #expect(try place.column("SELECT name FROM \"Tag\"") == ["work"])
+        #expect(try place.column("SELECT value FROM strata_metadata WHERE key = 'storeType'") == ["postgres"])
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Strata
+import Testing
+@testable import StrataPostgres
+
+/// The server the tests use: `STRATA_POSTGRES_URL` (`.ci/run` starts one and sets it). Without
+/// it every test fails, saying how to start one: a PostgreSQL test never passes without a server.
+enum TestServer {
+    struct Missing: Error, CustomStringConvertible {
+        var description: String {
+            "STRATA_POSTGRES_URL is not set: the PostgreSQL store's tests need a server. Start a throwaway one and point the tests at it: `export STRATA_POSTGRES_URL=$(Scripts/postgres-server.sh start)` before `swift test` (.ci/run does so)"
+        }
+    }
+
+    static func url() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"], !url.isEmpty else { throw Missing() }
+        return url
+    }
+}
+
+/// A store location in a schema of its own (`t_<uuid>`), dropped by `drop()`.
+struct TestSchema {
+    let url: URL
+    let name: String
+
+    init() throws {
+        name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let base = try TestServer.url()
+        url = URL(string: base + (base.contains("?") ? "&" : "?") + "schema=\(name)")!
+    }
+
+    /// A coordinator with one PostgreSQL store in this schema.
+    func coordinator(_ schema: Schema) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: .withPostgres)
+        try coordinator.addStore(StoreDescription(type: .postgres, url: url))
+        return coordinator
+    }
+
+    func store(_ schema: Schema) throws -> PostgresStore {
+        try PostgresStore(location: PostgresLocation(url), schema: schema)
+    }
+
+    func drop() { try? PostgresStoreFactory().destroyStore(at: url) }
+
+    /// The first column of every row of `sql`, run in the schema.
+    func column(_ sql: String) throws -> [String?] {
+        try PGConnectionPool(location: PostgresLocation(url)).read { (connection) throws(StrataError) in
+            let result = try connection.run(sql)
+            return (0..<result.count).map { result.text($0, 0) }
+        }
+    }
+}
+
+extension StoreTypeRegistry {
+    static var withPostgres: StoreTypeRegistry { StoreTypeRegistry([PostgresStoreFactory()]) }
+}
+
+enum Models {
+    static func schema(_ json: String) throws -> Schema {
+        try Schema(data: Data(json.utf8), file: "test schema")
+    }
+
+    /// Every attribute type, a hierarchy with a subentity, to-one, one-to-many (ordered),
+    /// many-to-many, a to-many without inverse, a uniqueness constraint.
+    static func shop() throws -> Schema {
+        try schema("""
+        {
+          "name": "Shop", "version": "1",
+          "entities": [
+            { "name": "Product",
+              "attributes": [
+                { "name": "name", "type": "string", "optional": true },
+                { "name": "sku", "type": "string", "optional": true },
+                { "name": "small", "type": "int16", "optional": true },
+                { "name": "medium", "type": "int32", "optional": true },
+                { "name": "large", "type": "int64", "optional": true },
+                { "name": "price", "type": "decimal", "optional": true },
+                { "name": "ratio", "type": "double", "optional": true },
+                { "name": "weight", "type": "float", "optional": true },
+                { "name": "active", "type": "bool", "optional": true },
+                { "name": "added", "type": "date", "optional": true },
+                { "name": "image", "type": "binary", "optional": true },
+                { "name": "uid", "type": "uuid", "optional": true },
+                { "name": "page", "type": "uri", "optional": true },
+                { "name": "extra", "type": "transformable", "transformer": "Extra", "optional": true }
+              ],
+              "relationships": [
+                { "name": "maker", "destination": "Maker", "inverse": "products", "optional": true },
+                { "name": "labels", "destination": "Label", "inverse": "products", "toMany": true },
+                { "name": "steps", "destination": "Step", "inverse": "product", "toMany": true, "ordered": true },
+                { "name": "similar", "destination": "Product", "toMany": true }
+              ],
+              "uniquenessConstraints": [["sku"]] },
+            { "name": "Bundle", "parent": "Product",
+              "attributes": [ { "name": "discount", "type": "double", "optional": true } ] },
+            { "name": "Maker",
+              "attributes": [ { "name": "name", "type": "string", "optional": true } ],
+              "relationships": [ { "name": "products", "destination": "Product", "inverse": "maker", "toMany": true } ] },
+            { "name": "Label",
+              "attributes": [ { "name": "text", "type": "string", "optional": true } ],
+              "relationships": [ { "name": "products", "destination": "Product", "inverse": "labels", "toMany": true } ] },
+            { "name": "Step",
+              "attributes": [ { "name": "title", "type": "string", "optional": true } ],
+              "relationships": [ { "name": "product", "destination": "Product", "inverse": "steps", "optional": true } ] }
+          ]
+        }
+        """)
+    }
+}
