@@ -37,12 +37,10 @@ package struct ContainerMigrationChecks {
     """)
 
 
-    /// A v1 store holding three notes, in a directory of its own, closed; returns its
-    /// description and primary keys by title.
+    /// A v1 store holding three notes, in the new directory of its own that the kind makes for
+    /// it (which the caller removes), closed; returns its description and primary keys by title.
     func makeVersion1Store(_ kind: StoreKind) throws -> (StoreDescription, [String: Int64]) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-container-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let description = try StoreDescription(type: kind.type, url: directory.appendingPathComponent(kind.makeDescription().url!.lastPathComponent))
+        let description = try kind.makeDescription()
         var keys: [String: Int64] = [:]
         // The coordinator is released at the end of the scope, closing the store (a SQLite
         // store's log is folded into the file).
