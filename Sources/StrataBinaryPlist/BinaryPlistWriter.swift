@@ -23,21 +23,24 @@ final class BinaryPlistWriter {
         case memory
     }
 
+    // A writer is used by one thread, and no access to its state overlaps another: the
+    // runtime's exclusivity checks of a class's stored properties (`swift_beginAccess`, a
+    // fifteenth of a binary store's load, most of it in `newObject`) are left out.
     private static let capacity = 1 << 20
     private let buffer = UnsafeMutableRawPointer.allocate(byteCount: BinaryPlistWriter.capacity, alignment: 16)
-    private var used = 0
+    @exclusivity(unchecked) private var used = 0
     /// Bytes already handed to the sink.
-    private var flushed = 0
-    private var sink: Sink
-    private var memory: [UInt8] = []
-    private var failure: StrataError?
+    @exclusivity(unchecked) private var flushed = 0
+    @exclusivity(unchecked) private var sink: Sink
+    @exclusivity(unchecked) private var memory: [UInt8] = []
+    @exclusivity(unchecked) private var failure: StrataError?
 
-    private var offsets: [Int] = []
-    private var maximumObjectCount = 0
-    private(set) var refSize = 1
-    private var smallIntegers = [Int](repeating: -1, count: 256)
-    private var falseRef = -1
-    private var trueRef = -1
+    @exclusivity(unchecked) private var offsets: [Int] = []
+    @exclusivity(unchecked) private var maximumObjectCount = 0
+    @exclusivity(unchecked) private(set) var refSize = 1
+    @exclusivity(unchecked) private var smallIntegers = [Int](repeating: -1, count: 256)
+    @exclusivity(unchecked) private var falseRef = -1
+    @exclusivity(unchecked) private var trueRef = -1
 
     /// A writer into a new file (created, or truncated when it exists).
     init(creatingFileAt url: URL) throws(StrataError) {

@@ -12,12 +12,14 @@ internal import Darwin
 /// Owns its file descriptor and closes it in `deinit`; ``finish()`` closes it earlier and reports
 /// what `close(2)` says (on some file systems a failed write shows only there).
 final class XMLFileOutput {
-    private var descriptor: Int32
+    // Used by one thread, with no overlapping accesses: the runtime's exclusivity checks of
+    // these stored properties (on every object a store writes) are left out.
+    @exclusivity(unchecked) private var descriptor: Int32
     private let path: String
     private let buffer: UnsafeMutableRawBufferPointer
-    private var used = 0
+    @exclusivity(unchecked) private var used = 0
     /// The first error, kept so that a failed libxml2 call can say why it failed.
-    private(set) var failure: StrataError?
+    @exclusivity(unchecked) private(set) var failure: StrataError?
 
     private static let capacity = 1 << 20
 

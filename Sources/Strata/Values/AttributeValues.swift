@@ -200,7 +200,9 @@ public struct AttributeValues: Sendable, Sequence, ExpressibleByDictionaryLitera
 
     /// Removes every value.
     public mutating func removeAll() {
-        for position in 0..<storage.count { self[position: position] = nil }
+        // The layout's own empty values, shared (values are always as many as the layout's
+        // names: a value under a new name extends the layout).
+        storage = _layout.noValues
     }
 
     public struct Iterator: IteratorProtocol {
@@ -274,8 +276,10 @@ final class ValueBuffer: ManagedBuffer<Int, AttributeValue?> {
         return buffer
     }
 
+    /// Read through a pointer: `header`, a class's stored property, would be checked for
+    /// exclusive access at run time on every read (a sixteenth of a binary store's load).
     @inlinable
-    var count: Int { header }
+    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee } }
 
     /// A buffer of its own with the same values.
     @inlinable
@@ -286,11 +290,11 @@ final class ValueBuffer: ManagedBuffer<Int, AttributeValue?> {
     @inlinable
     subscript(position: Int) -> AttributeValue? {
         get {
-            precondition(position >= 0 && position < header, "attribute position \(position) out of 0..<\(header)")
+            precondition(position >= 0 && position < count, "attribute position \(position) out of 0..<\(count)")
             return withUnsafeMutablePointerToElements { $0[position] }
         }
         set {
-            precondition(position >= 0 && position < header, "attribute position \(position) out of 0..<\(header)")
+            precondition(position >= 0 && position < count, "attribute position \(position) out of 0..<\(count)")
             withUnsafeMutablePointerToElements { $0[position] = newValue }
         }
     }
@@ -298,7 +302,7 @@ final class ValueBuffer: ManagedBuffer<Int, AttributeValue?> {
     /// Whether a position has no value (without copying the value).
     @inlinable
     func isNil(at position: Int) -> Bool {
-        precondition(position >= 0 && position < header, "attribute position \(position) out of 0..<\(header)")
+        precondition(position >= 0 && position < count, "attribute position \(position) out of 0..<\(count)")
         return withUnsafeMutablePointerToElements { $0[position] == nil }
     }
 

@@ -181,12 +181,13 @@ package final class Statement {
 
     /// One column of the current row, read through its `sqlite3_value`.
     ///
-    /// Each `sqlite3_column_*` call enters and leaves the connection's mutex and checks the
-    /// statement anew; reading the value once and then its type and contents with the
-    /// `sqlite3_value_*` functions does that once per column (a fetch reads every column of
-    /// every row this way). The value is valid until the statement steps, resets or is
-    /// finalized; a connection is used by one thread at a time (``Connection``), which the
-    /// value's lack of a mutex asks for.
+    /// Each `sqlite3_column_*` call finds the column's value anew, through the statement's
+    /// checks, a (no-op: connections are opened `NOMUTEX`) mutex call and the API's exit check;
+    /// reading the value once and then its type and contents with the `sqlite3_value_*`
+    /// functions does that once per column instead of twice or three times (a fetch reads
+    /// every column of every row this way). The value is valid until the statement steps,
+    /// resets or is finalized; a connection is used by one thread at a time (``Connection``),
+    /// which the value, unprotected by any mutex, asks for.
     package struct Column {
         let value: OpaquePointer
 
