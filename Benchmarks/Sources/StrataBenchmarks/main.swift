@@ -467,6 +467,22 @@ func fill(_ object: ManagedObject, with row: Row) {
     return coordinator
 }
 
+/// The context's insert + save, as ``strataContext()`` times it.
+@MainActor @inline(never) func contextInsertAll(_ coordinator: PersistentStoreCoordinator) throws {
+    let context = ManagedObjectContext(coordinator: coordinator)
+    for row in rows { fill(try context.insertObject(entityName: "Record"), with: row) }
+    try context.save()
+}
+
+/// `--only context-insert`: the context's insert + save alone, three times, each into a new store.
+@MainActor func contextInsertOnly() throws {
+    for _ in 0..<3 {
+        let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: StoreTypeRegistry([SQLiteStoreFactory()]))
+        try coordinator.addStore(StoreDescription(type: .sqlite, url: URL(fileURLWithPath: temporaryFile("strata-context.sqlite"))))
+        print(String(format: "insert + save %.1f ms", try measure { try contextInsertAll(coordinator) }))
+    }
+}
+
 /// `--only context-fetch`: the context's fetch-all alone, after a store is filled.
 @MainActor func contextFetchOnly() throws {
     let coordinator = try filledContextStore()
@@ -504,13 +520,7 @@ func fill(_ object: ManagedObject, with row: Row) {
         try contextPhases(coordinator)
         exit(0)
     }
-    results[.insert] = try measure {
-        let context = ManagedObjectContext(coordinator: coordinator)
-        for row in rows {
-            fill(try context.insertObject(entityName: "Record"), with: row)
-        }
-        try context.save()
-    }
+    results[.insert] = try measure { try contextInsertAll(coordinator) }
     results[.fetchAll] = try measure { try contextFetchAll(coordinator) }
     results[.filtered] = try measure {
         for _ in 0..<filteredRepeats {
@@ -547,6 +557,11 @@ if only == "batch" {
 }
 if only == "context-fetch" {
     try contextFetchOnly()
+    removeTemporaryFiles()
+    exit(0)
+}
+if only == "context-insert" {
+    try contextInsertOnly()
     removeTemporaryFiles()
     exit(0)
 }

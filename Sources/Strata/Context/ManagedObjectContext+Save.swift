@@ -111,30 +111,41 @@ extension ManagedObjectContext {
     }
 
     /// Makes IDs permanent, records the saved state, and lets clean objects go.
-    private func didSave(_ objects: SavedObjects, _ outcome: PersistentStoreCoordinator.SaveOutcome) {
+    private func didSave(_ objects: SavedObjects, _ outcome: consuming PersistentStoreCoordinator.SaveOutcome) {
         for object in objects.deleted { unregister(object) }
         let permanent = outcome.permanentIDs
         reregister(savedObjects: objects.inserted, as: outcome.insertedIDs)
-        for (index, object) in objects.inserted.enumerated() {
-            didSave(object, outcome.insertedRecords[index], permanent, reapply: objects.discardedAny)
+        // Each saved record moves into its object (a copy of a record retains each of its
+        // collections): the records are taken out of the outcome, reversed in place and taken
+        // from the end.
+        var records = outcome.insertedRecords
+        outcome.insertedRecords = []
+        records.withUnsafeMutableBufferPointer { $0.reverse() }
+        for object in objects.inserted {
+            guard let record = records.popLast() else { preconditionFailure("a saved record for each inserted object") }
+            didSave(object, consume record, permanent, reapply: objects.discardedAny)
             object.isInserted = false
         }
-        for (index, object) in objects.updated.enumerated() {
-            didSave(object, outcome.updatedRecords[index], permanent, reapply: objects.discardedAny)
+        records = outcome.updatedRecords
+        outcome.updatedRecords = []
+        records.withUnsafeMutableBufferPointer { $0.reverse() }
+        for object in objects.updated {
+            guard let record = records.popLast() else { preconditionFailure("a saved record for each updated object") }
+            didSave(object, consume record, permanent, reapply: objects.discardedAny)
         }
         changed.removeAll()
     }
 
     /// The object's state is now `record`: its references to new objects become permanent,
     /// and its values are what it holds (the save sent them) — only the record is kept.
-    private func didSave(_ object: ManagedObject, _ record: StoreRecord, _ permanent: [ObjectID: ObjectID], reapply: Bool) {
+    private func didSave(_ object: ManagedObject, _ record: consuming StoreRecord, _ permanent: [ObjectID: ObjectID], reapply: Bool) {
         if reapply {
-            object.apply(record)
+            object.apply(consume record)
             return
         }
         if !permanent.isEmpty { object.mapRelatedIDs(permanent) }
         for case .toMany(let members) in object.relationshipSlots { members.commit() }
-        object.committed = record
+        object.committed = consume record
         object.changedMask.removeAll()
     }
 
