@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataTestKit
 import Testing
+import StrataSQL
 @testable import StrataSQLite
 
 /// The SQL the compiler writes for SQLite, pinned: a few statements in full, and a digest of

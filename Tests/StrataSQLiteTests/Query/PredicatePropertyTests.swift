@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataTestKit
 import Testing
+import StrataSQL
 @testable import StrataSQLite
 
 /// The SQL compiler against the in-memory evaluator: thousands of seeded random predicates and

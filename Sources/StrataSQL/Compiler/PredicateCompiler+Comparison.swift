@@ -1,10 +1,10 @@
 internal import Foundation
-internal import Strata
+package import Strata
 
 extension PredicateCompiler {
     /// One comparison of two values (the evaluator's `compare`), with its nil rules: with nil on
     /// one side only, `==` is false and `!=` true; nil equals nil; ordering with nil is false.
-    mutating func compare(_ left: Shape, _ op: ComparisonOperator, _ right: Shape, _ options: ComparisonOptions) throws(Unsupported) -> Condition {
+    package mutating func compare(_ left: Shape, _ op: ComparisonOperator, _ right: Shape, _ options: ComparisonOptions) throws(Unsupported) -> Condition {
         if left.isCollection || right.isCollection { return .false }
         if let l = Self.staticValue(left), let r = Self.staticValue(right) {
             // A comparison of two constants that cannot be decided (a MATCHES past the regex
@@ -27,14 +27,14 @@ extension PredicateCompiler {
                 : .false
             return op == .equal ? bothNil : not(bothNil)
         case (.scalar(let a), .scalar(let b)):
-            if let native = native(a, op, b, options) { return native }
-            return generic(a, op, b, options)
+            if let native = try native(a, op, b, options) { return native }
+            return try generic(a, op, b, options)
         default:
             return .false
         }
     }
 
-    static func staticValue(_ shape: Shape) -> PredicateValue? {
+    package static func staticValue(_ shape: Shape) -> PredicateValue? {
         switch shape {
         case .null: .null
         case .scalar(let scalar): scalar.constant
@@ -43,7 +43,7 @@ extension PredicateCompiler {
         }
     }
 
-    static func nilComparison(_ other: Shape, _ op: ComparisonOperator) -> Condition {
+    package static func nilComparison(_ other: Shape, _ op: ComparisonOperator) -> Condition {
         let sql: String
         let nullable: Bool
         switch other {
@@ -59,10 +59,12 @@ extension PredicateCompiler {
         }
     }
 
-    /// `strata_compare`: the evaluator's own comparison, on values decoded by kind.
-    func generic(_ a: ScalarSQL, _ op: ComparisonOperator, _ b: ScalarSQL, _ options: ComparisonOptions) -> Condition {
+    /// `strata_compare`: the evaluator's own comparison, on values decoded by kind (where the
+    /// dialect has it).
+    package func generic(_ a: ScalarSQL, _ op: ComparisonOperator, _ b: ScalarSQL, _ options: ComparisonOptions) throws(Unsupported) -> Condition {
         Condition(
-            sql: "strata_compare(\(SQLFunctions.code(op)), \(options.rawValue), \(a.kind.rawValue), \(a.sql), \(b.kind.rawValue), \(b.sql))",
+            sql: try dialect.applicationFunction(
+                "strata_compare", "\(SQLAggregate.code(op)), \(options.rawValue), \(a.kind.rawValue), \(a.sql), \(b.kind.rawValue), \(b.sql)"),
             nullable: false)
     }
 
@@ -105,7 +107,7 @@ extension PredicateCompiler {
         }
     }
 
-    static func flipped(_ op: ComparisonOperator) -> ComparisonOperator {
+    package static func flipped(_ op: ComparisonOperator) -> ComparisonOperator {
         switch op {
         case .lessThan: .greaterThan
         case .lessThanOrEqual: .greaterThanOrEqual
@@ -117,15 +119,15 @@ extension PredicateCompiler {
 
     // MARK: - Native comparisons
 
-    static func isIntegerLike(_ kind: ValueKind) -> Bool { kind == .integer || kind == .bool }
+    package static func isIntegerLike(_ kind: ValueKind) -> Bool { kind == .integer || kind == .bool }
 
-    static func folds(_ options: ComparisonOptions) -> Bool {
+    package static func folds(_ options: ComparisonOptions) -> Bool {
         !options.intersection([.caseInsensitive, .diacriticInsensitive]).isEmpty
     }
 
     /// Whether `column = constant` in SQL (after ``nativeOperand(_:_:)`` and
     /// ``nativeConstant(_:as:_:)``) is exactly the evaluator's equality for non-nil values.
-    static func nativeEquality(_ kind: ValueKind, _ constantKind: ValueKind, _ value: PredicateValue, _ options: ComparisonOptions) -> Bool {
+    package static func nativeEquality(_ kind: ValueKind, _ constantKind: ValueKind, _ value: PredicateValue, _ options: ComparisonOptions) -> Bool {
         switch (kind, constantKind) {
         case (.integer, .integer), (.integer, .bool), (.bool, .integer), (.bool, .bool):
             return true
@@ -143,58 +145,50 @@ extension PredicateCompiler {
     /// The comparison key of a scalar for a native comparison under `options`: its key column
     /// (``ScalarSQL/key``) — nil for a string compared with folding options, which only a
     /// query-time function can fold.
-    static func key(_ scalar: ScalarSQL, _ options: ComparisonOptions) -> String? {
+    package static func key(_ scalar: ScalarSQL, _ options: ComparisonOptions) -> String? {
         if scalar.kind == .string && folds(options) { return nil }
         return scalar.key
     }
 
-    /// A constant bound as the key a column of `kind` is compared by (``ComparisonKey``); nil
+    /// A constant bound as the key a column of `kind` is compared by (SQLite's `ComparisonKey`); nil
     /// when the kinds have no common key.
-    mutating func keyConstant(_ value: PredicateValue, as kind: ValueKind) -> String? {
-        switch (kind, value) {
-        case (.string, .string(let string)): bind(.text(ComparisonKey.normalizedString(string)))
-        case (.uri, .uri(let url)): bind(.text(ComparisonKey.normalizedString(url.absoluteString)))
-        case (.decimal, .decimal(let decimal)): bind(.text(ComparisonKey.decimal(decimal)))
-        case (.decimal, .integer(let integer)): bind(.text(ComparisonKey.decimal(Decimal(integer))))
-        default: nil
-        }
+    package mutating func keyConstant(_ value: PredicateValue, as kind: ValueKind) -> String? {
+        dialect.comparisonKey(of: value, as: kind).map { bind($0) }
     }
 
     /// The expression and collation a native comparison uses for a scalar.
-    func nativeOperand(_ scalar: ScalarSQL, _ options: ComparisonOptions) -> (String, String) {
+    package func nativeOperand(_ scalar: ScalarSQL, _ options: ComparisonOptions) throws(Unsupported) -> (String, String) {
         switch scalar.kind {
         case .string:
-            let sql = Self.folds(options) ? "strata_fold(\(scalar.sql), \(options.rawValue))" : scalar.sql
-            return (sql, " COLLATE \(SQLFunctions.collation)")
+            let sql = Self.folds(options) ? try dialect.applicationFunction("strata_fold", "\(scalar.sql), \(options.rawValue)") : scalar.sql
+            return (sql, try dialect.collation(.strings))
         case .uri:
-            return (scalar.sql, " COLLATE \(SQLFunctions.collation)")
+            return (scalar.sql, try dialect.collation(.strings))
         case .decimal:
-            return (scalar.sql, " COLLATE \(SQLFunctions.decimalCollation)")
+            return (scalar.sql, try dialect.collation(.decimals))
         default:
             return (scalar.sql, "")
         }
     }
 
     /// A constant bound as the other side of a native comparison with a value of `kind`.
-    mutating func nativeConstant(_ value: PredicateValue, as kind: ValueKind, _ options: ComparisonOptions) -> String {
+    package mutating func nativeConstant(_ value: PredicateValue, as kind: ValueKind, _ options: ComparisonOptions) -> String {
         switch (kind, value) {
         case (.string, .string(let string)):
             return bind(.text(StringMatching.fold(string, options)))
         case (.double, .decimal), (.integer, .decimal):
-            return bind(ValueCodec.double(PredicateEvaluator<Never>.doubleValue(value) ?? .nan))
+            return bind(dialect.encode(.double(PredicateEvaluator<Never>.doubleValue(value) ?? .nan)))
         case (.decimal, .integer(let integer)):
-            return bind(.text(ValueCodec.decimalText(Decimal(integer))))
-        case (_, .bool(let bool)):
-            return bind(.integer(bool ? 1 : 0))
+            return bind(dialect.encode(.decimal(Decimal(integer))))
         default:
-            return bind(ValueCodec.encode(value))
+            return bind(dialect.encode(value))
         }
     }
 
     /// The comparison in plain SQL when that is exactly the evaluator's, else nil.
-    private mutating func native(_ a: ScalarSQL, _ op: ComparisonOperator, _ b: ScalarSQL, _ options: ComparisonOptions) -> Condition? {
+    private mutating func native(_ a: ScalarSQL, _ op: ComparisonOperator, _ b: ScalarSQL, _ options: ComparisonOptions) throws(Unsupported) -> Condition? {
         guard [.equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual].contains(op) else { return nil }
-        if a.constant != nil && b.constant == nil { return native(b, Self.flipped(op), a, options) }
+        if a.constant != nil && b.constant == nil { return try native(b, Self.flipped(op), a, options) }
         let numeric: Set<ValueKind> = [.integer, .bool, .double]
         if numeric.contains(a.kind) && (numeric.contains(b.kind) || (a.kind == .double && b.kind == .decimal && b.constant != nil)) {
             if Self.isIntegerLike(a.kind) && Self.isIntegerLike(b.kind) {
@@ -205,17 +199,18 @@ extension PredicateCompiler {
                 if case .double(let d) = constant { isNaN = d.isNaN } else { isNaN = false }
                 if isNaN {
                     guard a.kind == .double else { return op == .notEqual ? .true : .false }
-                    let nan = bind(.text(ValueCodec.nanText))
+                    let nan = bind(dialect.encode(.double(.nan)))
                     switch op {
-                    case .equal, .lessThanOrEqual, .greaterThanOrEqual: return Condition(sql: "\(a.sql) IS \(nan)", nullable: false)
-                    case .notEqual: return Condition(sql: "\(a.sql) IS NOT \(nan)", nullable: false)
+                    case .equal, .lessThanOrEqual, .greaterThanOrEqual: return Condition(sql: dialect.nullSafeEqual(a.sql, nan, negated: false), nullable: false)
+                    case .notEqual: return Condition(sql: dialect.nullSafeEqual(a.sql, nan, negated: true), nullable: false)
                     default: return .false
                     }
                 }
                 let value = nativeConstant(constant, as: a.kind, options)
                 if a.kind == .double && (op == .greaterThan || op == .greaterThanOrEqual) {
-                    // 'NaN' is text, which SQL sorts after every number; `< ''` keeps numbers only.
-                    return Condition(sql: "(\(a.sql) \(op == .greaterThan ? ">" : ">=") \(value) AND \(a.sql) < '')", nullable: true)
+                    // NaN is not greater than any number (SQLite keeps it as text, PostgreSQL sorts it
+                    // last): numbers only.
+                    return Condition(sql: "(\(a.sql) \(op == .greaterThan ? ">" : ">=") \(value) AND \(dialect.numbersOnly(a.sql)))", nullable: true)
                 }
                 return plain(a.sql, op, value, "", a.nullable, false)
             }
@@ -234,12 +229,12 @@ extension PredicateCompiler {
                     return plain(left, op, right, "", a.nullable, b.nullable)
                 }
             }
-            let (left, collation) = nativeOperand(a, options)
+            let (left, collation) = try nativeOperand(a, options)
             let right: String
             if let constant = b.constant {
                 right = nativeConstant(constant, as: a.kind, options)
             } else {
-                right = nativeOperand(b, options).0
+                right = try nativeOperand(b, options).0
             }
             return plain(left, op, right, collation, a.nullable, b.nullable)
         default:
@@ -250,10 +245,10 @@ extension PredicateCompiler {
     private func plain(_ a: String, _ op: ComparisonOperator, _ b: String, _ collation: String, _ aNullable: Bool, _ bNullable: Bool) -> Condition {
         switch op {
         case .equal:
-            if aNullable && bNullable { return Condition(sql: "\(a) IS \(b)\(collation)", nullable: false) }
+            if aNullable && bNullable { return Condition(sql: dialect.nullSafeEqual(a, "\(b)\(collation)", negated: false), nullable: false) }
             return Condition(sql: "\(a) = \(b)\(collation)", nullable: aNullable || bNullable)
         case .notEqual:
-            return Condition(sql: "\(a) IS NOT \(b)\(collation)", nullable: false)
+            return Condition(sql: dialect.nullSafeEqual(a, "\(b)\(collation)", negated: true), nullable: false)
         default:
             return Condition(sql: "\(a) \(op.rawValue) \(b)\(collation)", nullable: aNullable || bNullable)
         }
