@@ -40,7 +40,7 @@ public final class StoreFixture {
     }
 
     deinit {
-        if let url = description.url { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        StoreKind.removeStoreDirectory(of: description.url)
     }
 
     /// The fixture's store.

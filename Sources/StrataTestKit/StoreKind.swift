@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 public import Strata
 public import Testing
 
@@ -25,7 +25,9 @@ public struct StoreKind: Sendable, CustomTestStringConvertible {
     /// kinds that persist (``ConformanceCheck/Requirements/persistent``).
     public let persists: Bool
     /// A description of a new, empty store. When it has a URL, the file must be alone in a
-    /// new directory of its own: the checks delete that directory when they are done.
+    /// new directory of its own: the checks delete that directory when they are done (a
+    /// store directly in the temporary, home or current directory is left there, and the
+    /// check records an issue).
     public let makeDescription: @Sendable () throws -> StoreDescription
 
     /// A kind made of its parts; ``file(_:factory:fileExtension:)`` and ``memory`` cover the
@@ -67,3 +69,40 @@ public struct StoreKind: Sendable, CustomTestStringConvertible {
             })
     }
 }
+
+extension StoreKind {
+    /// Removes the directory `makeDescription` made for the store at `url`, with everything in it: what
+    /// the checks do with every store they make. A directory that cannot be one made for a
+    /// single store — the root, the temporary, home or current directory, or one above them —
+    /// is left alone and the mistake recorded as an issue: a kind whose stores are files
+    /// directly in `/tmp` must never have `/tmp` removed.
+    package static func removeStoreDirectory(of url: URL?, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        guard let url, url.isFileURL else { return }
+        let directory = url.deletingLastPathComponent()
+        guard !isSharedDirectory(directory) else {
+            Issue.record(
+                "the store \(url.path) is not in a directory of its own, so the checks leave it there: give each store a new directory (see StoreKind.makeDescription)",
+                sourceLocation: sourceLocation)
+            return
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Whether `directory` is the root, the temporary, home or current directory, or holds one
+    /// of them.
+    package static func isSharedDirectory(_ directory: URL) -> Bool {
+        let path = canonicalPath(directory)
+        let shared = [
+            FileManager.default.temporaryDirectory, FileManager.default.homeDirectoryForCurrentUser,
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true),
+        ].map(canonicalPath)
+        return path == "/" || shared.contains { $0 == path || $0.hasPrefix(path + "/") }
+    }
+
+    private static func canonicalPath(_ url: URL) -> String {
+        var path = url.standardizedFileURL.resolvingSymlinksInPath().path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+}
+

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataSQLite
 
 /// `strata load`: imports JSON data files into a store in one save.
 struct LoadCommand: ParsableCommand {
@@ -109,6 +110,9 @@ struct LoadCommand: ParsableCommand {
         let counts: [String: Int]
         do throws(StrataError) {
             counts = try importer.load(contentsOf: inputs.map { (url: $0.1, name: $0.0) })
+            if privateFile {
+                for store in coordinator.stores { try (store as? SQLiteStore)?.finishPrivateFile() }
+            }
         } catch where error.code == .storeIO && error.file == nil {
             // A data file that cannot be read (the store's own I/O errors name the store).
             throw CLIError.unreadable(error.message)

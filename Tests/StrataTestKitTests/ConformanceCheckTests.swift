@@ -1,3 +1,4 @@
+import Foundation
 import Strata
 import StrataBinaryPlist
 import StrataTestKit
@@ -43,11 +44,22 @@ import Testing
 
     /// The checks that need a file or migrate, run through the public list against a file
     /// store (the binary one), as a third-party file store runs them: the list's entries call
-    /// the checks with the arguments their own tests give them.
+    /// the checks with the arguments their own tests give them. Each store the check makes is
+    /// in a directory of its own under one of this test's: the check removes every one.
     @Test(arguments: ConformanceCheck.all.filter { !$0.requirements.isEmpty })
     func checksForFileStoresRunFromTheList(_ check: ConformanceCheck) async throws {
-        let binary = StoreKind.file("binary", factory: BinaryPlistStoreFactory(), fileExtension: "bplist")
+        let parent = try TemporaryDirectory(prefix: "kit-checks")
+        defer { parent.cleanup() }
+        let factory = BinaryPlistStoreFactory()
+        let binary = StoreKind(
+            name: "binary", type: factory.type, storeTypes: StoreTypeRegistry([factory]), persists: true,
+            makeDescription: { [url = parent.url] in
+                let directory = url.appendingPathComponent(UUID().uuidString, isDirectory: true)
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+                return StoreDescription(type: factory.type, url: directory.appendingPathComponent("store.bplist"))
+            })
         #expect(check.applies(to: binary))
         try await check.run(on: binary)
+        #expect(parent.names == [], "\(check.name) left store directories behind")
     }
 }

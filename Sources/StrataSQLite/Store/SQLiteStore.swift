@@ -58,6 +58,9 @@ public final class SQLiteStore: PersistentStore {
     /// store is in WAL mode as always.
     public static let privateFileOption = "privateFile"
 
+    /// Opened with ``privateFileOption``.
+    let privateFile: Bool
+
     /// Whether saves are refused: the store was opened with ``readOnlyOption``, or this process
     /// cannot write the file (or create its `-wal` and `-shm` files beside it).
     public let isReadOnly: Bool
@@ -107,7 +110,7 @@ public final class SQLiteStore: PersistentStore {
         self.url = url
         self.configurationName = configurationName
         let readOnly = options[Self.readOnlyOption].map { ["true", "1", "yes"].contains($0.lowercased()) } ?? false
-        let privateFile = !readOnly && (options[Self.privateFileOption].map { ["true", "1", "yes"].contains($0.lowercased()) } ?? false)
+        privateFile = url != nil && !readOnly && (options[Self.privateFileOption].map { ["true", "1", "yes"].contains($0.lowercased()) } ?? false)
         var metadata: StoreMetadata
         let writer: Database
         var readers: [Connection] = []
@@ -170,6 +173,7 @@ public final class SQLiteStore: PersistentStore {
     ///     model before its SQL runs, the destination model after).
     ///   - metadata: the file's metadata, for the store identifier.
     init(migrating database: Database, url: URL, schema: Schema, metadata: StoreMetadata) throws(StrataError) {
+        privateFile = false
         let layout = StoreLayout(schema: schema, configurationName: nil)
         guard layout.problems.isEmpty else {
             throw StrataError(.unsupportedModel, "a SQLite store cannot hold model '\(schema.name)': \(layout.problems.joined(separator: "; "))", file: url.path)
@@ -258,6 +262,15 @@ public final class SQLiteStore: PersistentStore {
                 try database.run("INSERT OR IGNORE INTO \"strata_keys\" (\"entity\", \"last\") VALUES (?, 0)", [.text(root)])
             }
         }
+    }
+
+    /// Ends the mode of ``privateFileOption`` before the file is published: the file is switched
+    /// to WAL, as every store's file is, so that opening it later finds it as any other (a file
+    /// left in rollback mode would be changed by its first opening, and read where its log
+    /// could not be made). Nothing for a store opened without the option.
+    public func finishPrivateFile() throws(StrataError) {
+        guard privateFile else { return }
+        try pool.write { (database) throws(StrataError) in try Self.configure(database) }
     }
 
     /// Refuses a write to a store opened for reading.

@@ -37,12 +37,10 @@ package struct ContainerMigrationChecks {
     """)
 
 
-    /// A v1 store holding three notes, in a directory of its own, closed; returns its
-    /// description and primary keys by title.
+    /// A v1 store holding three notes, in the new directory of its own that the kind makes for
+    /// it (which the caller removes), closed; returns its description and primary keys by title.
     func makeVersion1Store(_ kind: StoreKind) throws -> (StoreDescription, [String: Int64]) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-container-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let description = try StoreDescription(type: kind.type, url: directory.appendingPathComponent(kind.makeDescription().url!.lastPathComponent))
+        let description = try kind.makeDescription()
         var keys: [String: Int64] = [:]
         // The coordinator is released at the end of the scope, closing the store (a SQLite
         // store's log is folded into the file).
@@ -64,7 +62,7 @@ package struct ContainerMigrationChecks {
 
     package func aContainerGivenTheVersionsMigratesAtOpen(_ kind: StoreKind) throws {
         let (description, keys) = try makeVersion1Store(kind)
-        defer { try? FileManager.default.removeItem(at: description.url!.deletingLastPathComponent()) }
+        defer { StoreKind.removeStoreDirectory(of: description.url) }
         let identifier = try kind.storeTypes.factory(for: kind.type).metadata(at: description.url!).storeIdentifier
 
         let container = try PersistentContainer(
@@ -87,7 +85,7 @@ package struct ContainerMigrationChecks {
 
     package func aCustomStageRunsAtOpenThroughEveryVersion(_ kind: StoreKind) throws {
         let (description, _) = try makeVersion1Store(kind)
-        defer { try? FileManager.default.removeItem(at: description.url!.deletingLastPathComponent()) }
+        defer { StoreKind.removeStoreDirectory(of: description.url) }
         let tagging = MigrationStage.custom(from: Self.v2, to: Self.v3, didMigrate: { context in
             var tags: [String: ManagedObject] = [:]
             for note in try context.fetch(FetchRequest(entityName: "Note")) {
@@ -108,7 +106,7 @@ package struct ContainerMigrationChecks {
 
     package func withoutVersionsAStoreOfAnotherModelIsRefusedAndUntouched(_ kind: StoreKind) throws {
         let (description, _) = try makeVersion1Store(kind)
-        defer { try? FileManager.default.removeItem(at: description.url!.deletingLastPathComponent()) }
+        defer { StoreKind.removeStoreDirectory(of: description.url) }
         let before = try Data(contentsOf: description.url!)
         let error = expectError(.incompatibleModel) {
             _ = try PersistentContainer(schema: Self.v2, stores: [description], storeTypes: kind.storeTypes)
@@ -119,7 +117,7 @@ package struct ContainerMigrationChecks {
 
     package func aFailingCustomStageLeavesTheStoreAsItWas(_ kind: StoreKind) throws {
         let (description, _) = try makeVersion1Store(kind)
-        defer { try? FileManager.default.removeItem(at: description.url!.deletingLastPathComponent()) }
+        defer { StoreKind.removeStoreDirectory(of: description.url) }
         let before = try Data(contentsOf: description.url!)
         struct Unreachable: Error {}
         let failing = MigrationStage.custom(from: Self.v2, to: Self.v3, didMigrate: { context in
@@ -143,7 +141,7 @@ package struct ContainerMigrationChecks {
         // Written with v2, opened by an app that knows only v1 (an older app): migrating v2 → v1
         // would remove `pinned`.
         let (description, _) = try makeVersion1Store(kind)
-        defer { try? FileManager.default.removeItem(at: description.url!.deletingLastPathComponent()) }
+        defer { StoreKind.removeStoreDirectory(of: description.url) }
         _ = try PersistentContainer(versions: SchemaVersions([Self.v1, Self.v2]), stores: [description], storeTypes: kind.storeTypes)
         let olderApp = Models.load(Self.v1.jsonString.replacingOccurrences(of: "\"Notes\"", with: "\"NotesOld\""))
         let error = expectError(.migrationRefused) {
@@ -156,7 +154,7 @@ package struct ContainerMigrationChecks {
 
     package func eraseStoreStartsAnEmptyStore(_ kind: StoreKind) throws {
         let (description, _) = try makeVersion1Store(kind)
-        defer { try? FileManager.default.removeItem(at: description.url!.deletingLastPathComponent()) }
+        defer { StoreKind.removeStoreDirectory(of: description.url) }
         let old = try kind.storeTypes.factory(for: kind.type).metadata(at: description.url!).storeIdentifier
         let container = try PersistentContainer(schema: Self.v2, stores: [description], storeTypes: kind.storeTypes, onModelMismatch: .eraseStore)
         #expect(try container.newBackgroundContext().count(for: FetchRequest(entityName: "Note")) == 0)
@@ -167,7 +165,7 @@ package struct ContainerMigrationChecks {
     package func theConfigurationFileNamesEarlierVersions(_ kind: StoreKind) throws {
         let (description, _) = try makeVersion1Store(kind)
         let directory = description.url!.deletingLastPathComponent()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { StoreKind.removeStoreDirectory(of: description.url) }
         try Self.v1.jsonString.write(to: directory.appendingPathComponent("v1.json"), atomically: true, encoding: .utf8)
         try Self.v2.jsonString.write(to: directory.appendingPathComponent("v2.json"), atomically: true, encoding: .utf8)
         let configuration = directory.appendingPathComponent("strata.json")

@@ -37,7 +37,7 @@ final class MigrationFixture {
     }
 
     deinit {
-        if let url { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        StoreKind.removeStoreDirectory(of: url)
     }
 
     /// Migrates the store to the last of `versions`.

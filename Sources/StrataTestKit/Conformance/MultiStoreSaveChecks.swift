@@ -107,7 +107,7 @@ extension MultiStoreSaveChecks {
     /// which object IDs cannot tell apart: refused.
     package func aStoreFileIsAddedOnce(kind: StoreKind) throws {
         var notes = try kind.makeDescription()
-        defer { try? FileManager.default.removeItem(at: notes.url!.deletingLastPathComponent()) }
+        defer { StoreKind.removeStoreDirectory(of: notes.url) }
         notes.configurationName = "Notes"
         var log = notes
         log.configurationName = "Log"
@@ -154,9 +154,7 @@ final class TwoStores {
     }
 
     deinit {
-        for description in descriptions {
-            if let url = description.url { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        }
+        for description in descriptions { StoreKind.removeStoreDirectory(of: description.url) }
     }
 
     private static func coordinator(_ pair: StorePair, _ descriptions: [StoreDescription], failing: Bool) throws -> PersistentStoreCoordinator {

@@ -5,7 +5,7 @@ import StrataTestKit
 import Testing
 
 /// A store on a file no other process knows yet (``SQLiteStore/privateFileOption``) is written
-/// without the write-ahead log, commits whole, and is an ordinary WAL store when opened again.
+/// without the write-ahead log, commits whole, and is an ordinary WAL file once finished.
 @Suite struct PrivateFileTests {
     private static let schema = """
         { "name": "Notes", "entities": [ { "name": "Note", "attributes": [
@@ -36,7 +36,12 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
             #expect(!FileManager.default.fileExists(atPath: url.path + "-journal"))
             #expect(try texts(ManagedObjectContext(coordinator: context.coordinator)) == ["a", "b", "c"])
+            // Rollback mode in the file's header (bytes 18 and 19: 1, WAL 2) until finished.
+            #expect(try Array(Data(contentsOf: url)[18...19]) == [1, 1])
+            try #require(context.coordinator.stores.first as? SQLiteStore).finishPrivateFile()
+            #expect(try texts(ManagedObjectContext(coordinator: context.coordinator)) == ["a", "b", "c"])
         }
+        #expect(try Array(Data(contentsOf: url)[18...19]) == [2, 2])
         // Opened again as any store is: in WAL mode, with what was saved.
         let (_, context) = try open(url, privateFile: false)
         #expect(try texts(context) == ["a", "b", "c"])

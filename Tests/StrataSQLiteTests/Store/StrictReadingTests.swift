@@ -181,3 +181,81 @@ import Testing
         try StoreFile.checkLayoutVersion(StoreFile.layoutVersion, file: "x")
     }
 }
+
+extension StrictReadingTests {
+    static let rowsModel = """
+    { "name": "Rows", "version": "1", "entities": [
+      { "name": "Row", "attributes": [
+          { "name": "name", "type": "string" },
+          { "name": "data", "type": "binary" },
+          { "name": "n", "type": "int64" },
+          { "name": "note", "type": "string", "optional": true } ] } ] }
+    """
+
+    /// Edits the file with the `sqlite3` shell, as a user repairing (or breaking) a store would.
+    func shell(_ url: URL, _ sql: String) throws {
+        let shell = try #require(
+            ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "this test needs the sqlite3 shell: apt-get install sqlite3")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: shell)
+        process.arguments = [url.path, sql]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(errorText == "")
+        #expect(process.terminationStatus == 0)
+    }
+
+    /// A row in the middle of a fetch whose integer column holds a text (put there with the
+    /// sqlite3 shell): the fetch, through the store or a context, fails with `corruptStore`
+    /// naming the row and column — again and again, the values already read for that row and
+    /// the rows before it freed — the context registers nothing, and once the row is repaired
+    /// the same store and context read every row.
+    @Test func aCorruptRowInTheMiddleOfAFetchIsAnErrorNamingIt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let schema = try Fixtures.schema(json: Self.rowsModel)
+        let url = directory.file("rows.sqlite")
+        do {
+            let store = try SQLiteStore(url: url, schema: schema)
+            _ = try store.save(StoreChangeset(inserted: (1...5).map { key in
+                StoreRecord(
+                    objectID: ObjectID(entityName: "Row", storeIdentifier: store.storeIdentifier, primaryKey: Int64(key)),
+                    attributes: [
+                        "name": .string("row \(key) with a name long enough to live on the heap"),
+                        "data": .binary(Data(repeating: UInt8(key), count: 100)), "n": .integer(Int64(key)),
+                        "note": .string("a note after the bad column"),
+                    ])
+            }))
+        }
+        try raw(url, "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, ') STRICT', ')') WHERE name = 'Row'")
+        try shell(url, "UPDATE Row SET n = 'three' WHERE _pk = 3")
+
+        let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: StoreTypeRegistry([SQLiteStoreFactory()]))
+        let store = try coordinator.addStore(StoreDescription(type: .sqlite, url: url))
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let expected = #"table "Row", row _pk = 3, column "n": the text "three" is not an integer"# + Self.suffix
+        for _ in 0..<50 {
+            let direct = #expect(throws: StrataError.self) { try store.fetch(StoreFetchRequest(entityNames: ["Row"])) }
+            #expect(direct?.code == .corruptStore)
+            #expect(direct?.message == expected)
+            let fetched = #expect(throws: StrataError.self) {
+                try context.fetch(FetchRequest(entityName: "Row", sortDescriptors: [FetchSortDescriptor("name")]))
+            }
+            #expect(fetched?.code == .corruptStore)
+            #expect(fetched?.message == expected)
+            #expect(fetched?.file == url.path)
+        }
+        #expect(context.registeredObjects.isEmpty)
+
+        try shell(url, "UPDATE Row SET n = 3 WHERE _pk = 3")
+        let rows = try context.fetch(FetchRequest(entityName: "Row", sortDescriptors: [FetchSortDescriptor("name")]))
+        #expect(rows.map { $0["n"] as? Int64 } == [1, 2, 3, 4, 5])
+        #expect(rows.map { ($0["data"] as? Data)?.first } == [1, 2, 3, 4, 5])
+        #expect(rows[2]["name"] as? String == "row 3 with a name long enough to live on the heap")
+        #expect(rows[2]["note"] as? String == "a note after the bad column")
+    }
+}

@@ -187,3 +187,40 @@ extension ManagedObject {
         return nil
     }
 }
+
+extension ManagedObjectTests {
+    /// A fetch moves each record into its object, so the object's values and its committed
+    /// snapshot start as one buffer, which the store's and the row cache's records may share
+    /// too: a change to the object shows in none of them, nor in another context's object of
+    /// the same row, and a rollback brings the stored values back.
+    @Test func aChangeToAFetchedObjectStaysInThatObject() throws {
+        let coordinator = TestModel.coordinator()
+        let writer = ManagedObjectContext(coordinator: coordinator)
+        writer.person("Ann", "Lee").age = 30
+        try writer.save()
+
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let ann = try #require(try context.fetch(FetchRequest(entityName: "Person")).first)
+        let other = ManagedObjectContext(coordinator: coordinator)
+        let otherAnn = try #require(try other.fetch(FetchRequest(entityName: "Person")).first)
+        ann["firstName"] = "Anne"
+        ann["age"] = nil
+        #expect(ann["firstName"] as? String == "Anne")
+        #expect(ann.committedValues(forKeys: ["firstName", "age"]) == ["firstName": .attribute(.string("Ann")), "age": .attribute(.integer(30))])
+        #expect(otherAnn["firstName"] as? String == "Ann")
+        #expect(otherAnn["age"] as? Int64 == 30)
+        let third = try #require(try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Person")).first)
+        #expect(third["firstName"] as? String == "Ann")
+        let records = try coordinator.stores[0].fetch(StoreFetchRequest(entityNames: ["Person"]))
+        #expect(records.map { $0.attributes["firstName"] } == [.string("Ann")])
+        #expect(records.map { $0.attributes["age"] } == [.integer(30)])
+
+        otherAnn["lastName"] = "Other"
+        #expect(ann["lastName"] as? String == "Lee")
+        context.rollback()
+        #expect(ann["firstName"] as? String == "Ann")
+        #expect(ann["age"] as? Int64 == 30)
+        #expect(otherAnn["lastName"] as? String == "Other")
+        #expect(ann.changedValues().isEmpty)
+    }
+}
