@@ -45,6 +45,9 @@ package protocol SQLDialect: Sendable {
     func comparisonKey(of value: PredicateValue, as kind: ValueKind) -> SQLValue?
     /// `a` and `b` equal, NULL equal to NULL (`a IS b`); `negated`: the opposite (`a IS NOT b`).
     func nullSafeEqual(_ a: String, _ b: String, negated: Bool) -> String
+    /// Whether the engine compares an integer with a double exactly, as the evaluator does
+    /// (SQLite does; PostgreSQL converts the integer to a double, rounding it past 2^53).
+    var comparesIntegersWithDoublesExactly: Bool { get }
     /// A condition on a double column that holds only for its numbers (not for NaN).
     func numbersOnly(_ sql: String) -> String
     /// A call of one of the evaluator's functions in SQL (`strata_compare`, `strata_fold`,
@@ -168,6 +171,7 @@ package struct PostgreSQLDialect: SQLDialect {
     }
 
     package var unlimited: SQLValue { .null }
+    package var comparesIntegersWithDoublesExactly: Bool { false }
     /// No comparison-key columns: strings, URIs and decimals are left to the evaluator.
     package func comparisonKey(of value: PredicateValue, as kind: ValueKind) -> SQLValue? { nil }
 

@@ -127,7 +127,12 @@ extension PredicateCompiler {
 
     /// Whether `column = constant` in SQL (after ``nativeOperand(_:_:)`` and
     /// ``nativeConstant(_:as:_:)``) is exactly the evaluator's equality for non-nil values.
-    package static func nativeEquality(_ kind: ValueKind, _ constantKind: ValueKind, _ value: PredicateValue, _ options: ComparisonOptions) -> Bool {
+    package static func nativeEquality(
+        _ kind: ValueKind, _ constantKind: ValueKind, _ value: PredicateValue, _ options: ComparisonOptions, exactMixedNumbers: Bool
+    ) -> Bool {
+        if !exactMixedNumbers && ((isIntegerLike(kind) && constantKind == .double) || (kind == .double && isIntegerLike(constantKind))) {
+            return false
+        }
         switch (kind, constantKind) {
         case (.integer, .integer), (.integer, .bool), (.bool, .integer), (.bool, .bool):
             return true
@@ -194,6 +199,9 @@ extension PredicateCompiler {
             if Self.isIntegerLike(a.kind) && Self.isIntegerLike(b.kind) {
                 return plain(a.sql, op, b.sql, "", a.nullable, b.nullable)
             }
+            if !dialect.comparesIntegersWithDoublesExactly && Self.isIntegerLike(a.kind) != Self.isIntegerLike(b.kind) {
+                return mixedNumbers(a, op, b)
+            }
             if let constant = b.constant {
                 let isNaN: Bool
                 if case .double(let d) = constant { isNaN = d.isNaN } else { isNaN = false }
@@ -239,6 +247,45 @@ extension PredicateCompiler {
             return plain(left, op, right, collation, a.nullable, b.nullable)
         default:
             return nil
+        }
+    }
+
+    /// An integer against a double where the engine compares them as doubles (rounding
+    /// integers past 2^53), unlike the evaluator, which compares them exactly: against a double
+    /// constant, the integer is compared with an integer (or the answer is known); a double
+    /// against an integer constant that a double holds exactly is a comparison of doubles; else
+    /// nil (the evaluator's).
+    private mutating func mixedNumbers(_ a: ScalarSQL, _ op: ComparisonOperator, _ b: ScalarSQL) -> Condition? {
+        guard case .double(let d)? = b.constant else {
+            guard a.kind == .double, case .integer(let i)? = b.constant, i.magnitude <= 1 << 53 else { return nil }
+            if op == .greaterThan || op == .greaterThanOrEqual {
+                return Condition(sql: "(\(a.sql) \(op.rawValue) \(bind(.real(Double(i)))) AND \(dialect.numbersOnly(a.sql)))", nullable: true)
+            }
+            return plain(a.sql, op, bind(.real(Double(i))), "", a.nullable, false)
+        }
+        guard Self.isIntegerLike(a.kind) else { return nil }
+        let present = Condition(sql: "\(a.sql) IS NOT NULL", nullable: false)
+        if d.isNaN { return op == .notEqual ? .true : .false }
+        // Past the integers' range (or infinite): every integer is on one side.
+        if d >= 0x1p63 || d < -0x1p63 {
+            let below = d > 0
+            switch op {
+            case .lessThan, .lessThanOrEqual: return below ? (a.nullable ? present : .true) : .false
+            case .greaterThan, .greaterThanOrEqual: return below ? .false : (a.nullable ? present : .true)
+            case .notEqual: return .true
+            default: return .false
+            }
+        }
+        if d == d.rounded(.down) {
+            return plain(a.sql, op, bind(.integer(Int64(d))), "", a.nullable, false)
+        }
+        // Not an integer: x < d is x <= floor(d), x > d is x >= ceil(d).
+        switch op {
+        case .equal: return .false
+        case .notEqual: return .true
+        case .lessThan, .lessThanOrEqual: return plain(a.sql, .lessThanOrEqual, bind(.integer(Int64(d.rounded(.down)))), "", a.nullable, false)
+        case .greaterThan, .greaterThanOrEqual: return plain(a.sql, .greaterThanOrEqual, bind(.integer(Int64(d.rounded(.up)))), "", a.nullable, false)
+        default: return nil
         }
     }
 

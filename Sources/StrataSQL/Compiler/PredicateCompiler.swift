@@ -292,7 +292,7 @@ package struct PredicateCompiler {
             var values: [PredicateValue] = []
             for member in members {
                 if case .scalar(let constant) = member, let value = constant.constant,
-                   Self.nativeEquality(scalar.kind, ValueKind(value) ?? .object, value, options) {
+                   Self.nativeEquality(scalar.kind, ValueKind(value) ?? .object, value, options, exactMixedNumbers: dialect.comparesIntegersWithDoublesExactly) {
                     values.append(value)
                 } else {
                     rest.append(member)

@@ -31,6 +31,7 @@ package struct SQLiteDialect: SQLDialect {
     package func direction(ascending: Bool) -> String { ascending ? "" : " DESC" }
     package func encode(_ value: PredicateValue) -> SQLValue { ValueCodec.encode(value) }
     package var unlimited: SQLValue { .integer(-1) }
+    package var comparesIntegersWithDoublesExactly: Bool { true }
 
     package func comparisonKey(of value: PredicateValue, as kind: ValueKind) -> SQLValue? {
         switch (kind, value) {
