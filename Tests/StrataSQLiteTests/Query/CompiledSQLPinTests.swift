@@ -68,16 +68,13 @@ import StrataSQL
         let schema = try LibraryFixture.schema()
         let table = try #require(sqlite.layout.tables["Item"])
         var texts: [String] = []
-        var generator = PredicateGenerator(
-            random: SeededGenerator(seed: seed &* 7919), items: graph.items.map(\.objectID), owners: graph.owners.map(\.objectID))
-        for _ in 0..<PredicatePropertyTests.predicatesPerSeed {
-            let predicate = generator.predicate()
-            let entities = generator.random.pick([["Item", "SpecialItem"], ["Item", "SpecialItem"], ["SpecialItem"], ["Item"]])
-            let sort = generator.sortDescriptors()
-            let limit = generator.random.chance(0.2) ? Int.random(in: 1...10, using: &generator.random) : 0
-            let offset = generator.random.chance(0.15) ? Int.random(in: 0...10, using: &generator.random) : 0
+        for request in PredicateGenerator.fetchRequests(
+            seed: seed, items: graph.items.map(\.objectID), owners: graph.owners.map(\.objectID), count: PredicatePropertyTests.predicatesPerSeed
+        ) {
             var compiler = sqlite.compiler()
-            if let fetch = try? compiler.fetch(table: table, entityNames: entities, predicate: predicate, sortDescriptors: sort, limit: limit, offset: offset) {
+            if let fetch = try? compiler.fetch(
+                table: table, entityNames: request.entityNames, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+                limit: request.fetchLimit, offset: request.fetchOffset) {
                 texts += [fetch.select, fetch.count, Self.describe(fetch.arguments)]
             } else {
                 texts.append("unsupported")
