@@ -165,7 +165,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataSQLiteTests",
-            dependencies: ["StrataTestKit", "StrataSQLite", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["StrataTestKit", "StrataSQLite", "StrataSQL", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(

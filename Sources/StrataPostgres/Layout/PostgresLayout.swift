@@ -6,7 +6,8 @@ internal import StrataSQL
 /// schema: the SQLite store's layout, with PostgreSQL's types.
 ///
 /// - One table per inheritance root, named after the root entity: `"_pk" bigint PRIMARY KEY`,
-///   `"_entity" text` (the concrete entity, only where the hierarchy has subentities),
+///   `"_entity" text COLLATE "C"` (the concrete entity, only where the hierarchy has
+///   subentities; ordered by code points, as the evaluator orders entity names),
 ///   `"_version" bigint` (optimistic locking), one column per stored attribute of the
 ///   hierarchy (types in ``PostgresValueCoding``), one `bigint` column per to-one relationship
 ///   (with `"_<name>_entity"` beside it when the destination has subentities).
@@ -33,6 +34,8 @@ struct PostgresLayout: Sendable {
     struct Column: Sendable, Hashable {
         let name: String
         let type: String
+        /// The attribute type, for an attribute's column.
+        var attribute: AttributeType? = nil
     }
 
     struct Table: Sendable {
@@ -67,7 +70,7 @@ struct PostgresLayout: Sendable {
         for table in plan.tables {
             let columns = table.columns.map { column in
                 switch column.role {
-                case .attribute(let type): Column(name: column.name, type: PostgresValueCoding.columnType(type))
+                case .attribute(let type): Column(name: column.name, type: PostgresValueCoding.columnType(type), attribute: type)
                 case .toOne, .order: Column(name: column.name, type: "bigint")
                 case .toOneEntity: Column(name: column.name, type: "text")
                 }
@@ -127,7 +130,7 @@ struct PostgresLayout: Sendable {
         for root in tables.keys.sorted() {
             let table = tables[root]!
             var columns = ["\"_pk\" bigint PRIMARY KEY"]
-            if table.hasEntityColumn { columns.append("\"_entity\" text NOT NULL") }
+            if table.hasEntityColumn { columns.append("\"_entity\" text COLLATE \"C\" NOT NULL") }
             columns.append("\"_version\" bigint NOT NULL")
             columns += table.columns.map { "\(quoted($0.name)) \($0.type)" }
             statements.append("CREATE TABLE IF NOT EXISTS \(quoted(root)) (\(columns.joined(separator: ", ")))")
@@ -172,7 +175,27 @@ struct PostgresLayout: Sendable {
     }
 }
 
+extension PostgresLayout: SQLQueryLayout {
+    func queryTable(forRoot root: String) -> (any SQLQueryTable)? { tables[root] }
+
+    func toManyStorage(of entity: String, _ relationship: String) -> ToManyStorage? {
+        entities[entity]?.toMany[relationship]
+    }
+}
+
+extension PostgresLayout.Table: SQLQueryTable {
+    func attributeType(_ name: String) -> AttributeType? {
+        columns.first { $0.name == name }?.attribute
+    }
+
+    /// None: PostgreSQL keeps no comparison keys, so strings, URIs and decimals are compared by
+    /// the evaluator.
+    func comparisonKey(_ attribute: String, alias: String?) -> String? { nil }
+
+    var recordColumns: [String] { columns.map(\.name) }
+}
+
 /// An SQL identifier in double quotes (a quote inside doubled).
 func quoted(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    quotedIdentifier(name)
 }

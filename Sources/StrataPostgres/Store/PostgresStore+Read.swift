@@ -4,13 +4,32 @@ internal import StrataSQL
 extension PostgresStore {
     /// The records matching the request, in its order and window.
     ///
-    /// The entities' rows come from SQL; the predicate and the sort descriptors are applied by
-    /// the evaluator every store shares (the one contexts and atomic stores use), so the answer
-    /// is the same as every other store's, Unicode rules included. Related objects a predicate
-    /// or a sort follows are read on demand, each once per fetch. The reads of one fetch share
-    /// one snapshot (`REPEATABLE READ`, read-only). Compiling predicates to SQL for PostgreSQL
-    /// (the shared compiler with a dialect) is the next step; until then a fetch reads every row
-    /// of its entities.
+    /// A request of the entities of one table whose predicate and sort descriptors compile
+    /// exactly is one SELECT: the compiler the SQLite store uses (`PredicateCompiler`), with
+    /// PostgreSQL's dialect, which writes SQL only where PostgreSQL's answer is provably the
+    /// evaluator's:
+    ///
+    /// - In SQL: comparisons (`==`, `!=`, `<`, `<=`, `>`, `>=`, `IN`, `BETWEEN`) of integers,
+    ///   booleans, doubles and floats, dates, UUIDs and binary values, with constants or with
+    ///   each other (a double with a decimal constant as doubles, as the evaluator does); NaN
+    ///   kept apart (PostgreSQL sorts it above every number: a `>` or `>=` on a double also
+    ///   requires the value not to be NaN; NaN equals NaN in both); nil tests of any attribute
+    ///   or relationship; `AND`, `OR`, `NOT`, `TRUEPREDICATE`; object comparisons; to-one key
+    ///   paths (LEFT JOINs); `ANY`, `ALL`, `NONE`, `SUBQUERY`, `@count` and subscripts over
+    ///   to-many relationships; sorts on numbers, booleans, dates, UUIDs, binary values and
+    ///   objects (nil first ascending, ties by entity name and key); LIMIT and OFFSET; the
+    ///   matching count.
+    /// - With the evaluator, for the whole request (filter, sort and window), when any part of
+    ///   it needs what PostgreSQL does differently or lacks: anything on strings and URIs
+    ///   (PostgreSQL's collations, ICU's included, are not the evaluator's code-point order
+    ///   after canonical equivalence; `[c]`, `[d]`, `LIKE`, `MATCHES`, `BEGINSWITH` …), decimals
+    ///   (compared and sorted by the evaluator, which also mixes them with doubles), `@sum`,
+    ///   `@avg`, `@min`, `@max` and the other aggregates, `@distinctUnionOfObjects`, functions,
+    ///   comparisons of values of different kinds, and requests over several tables. The
+    ///   entities' rows are then read in key order and the evaluator every store shares filters,
+    ///   sorts and windows them, reading related objects on demand, each once per fetch.
+    ///
+    /// The reads of one fetch share one snapshot (`REPEATABLE READ`, read-only).
     public func fetch(_ request: StoreFetchRequest) throws(StrataError) -> [StoreRecord] {
         try pool.read { (connection) throws(StrataError) -> [StoreRecord] in
             try connection.transaction("ISOLATION LEVEL REPEATABLE READ READ ONLY") { () throws(StrataError) -> [StoreRecord] in
@@ -19,10 +38,17 @@ extension PostgresStore {
         }
     }
 
-    /// How many records match: `count(*)` in SQL when there is no predicate, else the length of
-    /// the fetch.
+    /// How many records match: `count(*)` in SQL when there is no predicate or it compiles
+    /// (``fetch(_:)`` says which), else the length of the fetch.
     public func count(_ request: StoreFetchRequest) throws(StrataError) -> Int {
-        guard request.predicate == nil else { return try fetch(request).count }
+        if request.predicate != nil {
+            let tables = tables(of: request.entityNames)
+            guard tables.count == 1, let compiled = compiled(request, tables[0]) else { return try fetch(request).count }
+            return try pool.read { (connection) throws(StrataError) -> Int in
+                let (sql, parameters) = Self.statement(compiled.count, compiled.arguments)
+                return Int(try connection.run(sql, parameters).int64(0, 0) ?? 0)
+            }
+        }
         let total = try pool.read { (connection) throws(StrataError) -> Int in
             var total = 0
             for (table, names) in tables(of: request.entityNames) {
@@ -131,13 +157,14 @@ extension PostgresStore {
 
     // MARK: - Rows
 
-    /// The candidate rows of a request's entities in primary-key order, filtered, sorted and
-    /// windowed by the evaluator.
+    /// The records of a request: one compiled SELECT when it compiles (``fetch(_:)``), else the
+    /// candidate rows of its entities in primary-key order, filtered, sorted and windowed by the
+    /// evaluator.
     func matching(_ request: StoreFetchRequest, _ connection: PGConnection) throws(StrataError) -> [StoreRecord] {
-        // Key order and a window only, in one table: the window is SQL's.
         let tables = tables(of: request.entityNames)
-        if request.predicate == nil, request.sortDescriptors.isEmpty, tables.count == 1, request.fetchLimit > 0 || request.fetchOffset > 0 {
-            return try rows(of: tables[0], connection, window: PostgreSQLDialect().window(limit: max(request.fetchLimit, 0), offset: max(request.fetchOffset, 0)))
+        if tables.count == 1, let compiled = compiled(request, tables[0]) {
+            let (sql, parameters) = Self.statement(compiled.select, compiled.arguments)
+            return try decode(try connection.run(sql, parameters), table: tables[0].table)
         }
         var candidates = try rows(of: request.entityNames, connection)
         if request.predicate != nil || !request.sortDescriptors.isEmpty {
@@ -148,6 +175,55 @@ extension PostgresStore {
         let start = min(max(request.fetchOffset, 0), candidates.count)
         let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, candidates.count) : candidates.count
         return Array(candidates[start..<end])
+    }
+
+    /// The request as one SELECT (and its COUNT) of `table`, or nil when some part of it needs
+    /// the evaluator (``fetch(_:)``).
+    func compiled(_ request: StoreFetchRequest, _ table: (table: String, entities: [String])) -> CompiledFetch? {
+        var compiler = PredicateCompiler(layout: layout, dialect: PostgreSQLDialect())
+        compiler.storeIdentifier = storeIdentifier
+        return try? compiler.fetch(
+            table: layout.tables[table.table]!, entityNames: table.entities, predicate: request.predicate,
+            sortDescriptors: request.sortDescriptors, limit: max(request.fetchLimit, 0), offset: max(request.fetchOffset, 0))
+    }
+
+    /// A compiled statement with only the parameters it uses, numbered from `$1` in the order
+    /// they were bound: the compiler may bind a value it then writes no placeholder for, and
+    /// PostgreSQL refuses a parameter whose type nothing in the statement says.
+    static func statement(_ sql: String, _ arguments: [SQLValue]) -> (String, [PGConnection.Parameter]) {
+        var numbers: [Int: Int] = [:]
+        var parameters: [PGConnection.Parameter] = []
+        var text = ""
+        var rest = Substring(sql)
+        // Placeholders are the only `$`: identifiers are quoted names of the model, literals
+        // entity names.
+        while let dollar = rest.firstIndex(of: "$") {
+            text += rest[..<dollar]
+            let digits = rest[rest.index(after: dollar)...].prefix { $0.isASCII && $0.isNumber }
+            rest = rest[digits.endIndex...]
+            guard let index = Int(digits), arguments.indices.contains(index - 1) else {
+                text += "$" + digits
+                continue
+            }
+            if numbers[index] == nil {
+                parameters.append(parameter(arguments[index - 1]))
+                numbers[index] = parameters.count
+            }
+            text += "$\(numbers[index]!)"
+        }
+        return (text + rest, parameters)
+    }
+
+    /// A bound value of a compiled statement as the text parameter PostgreSQL reads (the
+    /// placeholder casts it to its type).
+    static func parameter(_ value: SQLValue) -> PGConnection.Parameter {
+        switch value {
+        case .null: nil
+        case .integer(let number): String(number)
+        case .real(let number): PostgresValueCoding.text(of: number)
+        case .text(let text): text
+        case .blob(let data): PostgresValueCoding.hex(data)
+        }
     }
 
     /// The evaluator over this store's records, reading related records on demand (each once).
@@ -187,11 +263,10 @@ extension PostgresStore {
         return records
     }
 
-    /// The rows of some entities of one table, in key order, in a window (`LIMIT`/`OFFSET`).
-    private func rows(of table: (table: String, entities: [String]), _ connection: PGConnection, window: String = "") throws(StrataError) -> [StoreRecord] {
+    /// The rows of some entities of one table, in key order.
+    private func rows(of table: (table: String, entities: [String]), _ connection: PGConnection) throws(StrataError) -> [StoreRecord] {
         let hasEntity = layout.tables[table.table]!.hasEntityColumn
-        return try select(
-            table.table, where: hasEntity ? "\"_entity\" = ANY($1::text[])" : "TRUE", hasEntity ? [Self.array(table.entities)] : [], connection, window: window)
+        return try select(table.table, where: hasEntity ? "\"_entity\" = ANY($1::text[])" : "TRUE", hasEntity ? [Self.array(table.entities)] : [], connection)
     }
 
     /// The tables of `entityNames` (those this store holds), by name, each with its entities asked for.
@@ -222,20 +297,26 @@ extension PostgresStore {
         return found
     }
 
-    /// The rows of one table matching `condition`, as records of their concrete entities, with
-    /// every to-many relationship left lazy.
-    private func select(_ table: String, where condition: String, _ parameters: [String?], _ connection: PGConnection, window: String = "") throws(StrataError) -> [StoreRecord] {
+    /// The rows of one table matching `condition`, in key order (``decode(_:table:)``).
+    private func select(_ table: String, where condition: String, _ parameters: [String?], _ connection: PGConnection) throws(StrataError) -> [StoreRecord] {
+        let list = PredicateCompiler.selectList(layout.tables[table]!, alias: "t")
+        return try decode(try connection.run("SELECT \(list) FROM \(quoted(table)) AS t WHERE \(condition) ORDER BY t.\"_pk\"", parameters), table: table)
+    }
+
+    /// Rows of a table, selected with `PredicateCompiler.selectList(_:alias:)` (`_pk`, `_entity`
+    /// where the table has it, `_version`, then every column), as records of their concrete
+    /// entities, with every to-many relationship left lazy.
+    private func decode(_ result: PGResult, table: String) throws(StrataError) -> [StoreRecord] {
         let layoutTable = layout.tables[table]!
         let columns = layoutTable.columns
-        var list = ["\"_pk\"", "\"_version\"", layoutTable.hasEntityColumn ? "\"_entity\"" : "NULL"]
-        list += columns.map { quoted($0.name) }
-        let result = try connection.run("SELECT \(list.joined(separator: ", ")) FROM \(quoted(table)) WHERE \(condition) ORDER BY \"_pk\"\(window)", parameters)
+        let entityPosition: Int? = layoutTable.hasEntityColumn ? 1 : nil
+        let versionPosition = layoutTable.hasEntityColumn ? 2 : 1
         var positions: [String: Int] = [:]
-        for (index, column) in columns.enumerated() { positions[column.name] = index + 3 }
+        for (index, column) in columns.enumerated() { positions[column.name] = index + versionPosition + 1 }
         var records: [StoreRecord] = []
         records.reserveCapacity(result.count)
         for row in 0..<result.count {
-            let name = result.text(row, 2) ?? table
+            let name = entityPosition.flatMap { result.text(row, $0) } ?? table
             guard let entity = layout.entities[name], let key = result.int64(row, 0) else { continue }
             var attributes = AttributeValues(layout: entity.description.attributeLayout)
             for (attribute, type) in entity.attributes {
@@ -244,7 +325,7 @@ extension PostgresStore {
             }
             var record = StoreRecord(
                 objectID: ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: key),
-                attributes: attributes, version: result.int64(row, 1) ?? 0)
+                attributes: attributes, version: result.int64(row, versionPosition) ?? 0)
             for toOne in entity.toOnes {
                 guard let position = positions[toOne.name], let target = result.int64(row, position) else { continue }
                 let targetEntity = toOne.entityColumn.flatMap { positions[$0] }.flatMap { result.text(row, $0) } ?? toOne.destination

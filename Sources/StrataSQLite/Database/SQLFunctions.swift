@@ -1,6 +1,7 @@
 internal import CSQLite
 internal import Foundation
 internal import Strata
+internal import StrataSQL
 
 /// The collations and functions every connection gets, so that SQL compares exactly as the
 /// in-memory evaluator does. Each one calls the same Swift code the evaluator calls
@@ -35,41 +36,13 @@ enum SQLFunctions {
     static let operators = ComparisonOperator.allCases
 
     static func code(_ op: ComparisonOperator) -> Int {
-        operators.firstIndex(of: op)!
+        SQLAggregate.code(op)
     }
 
-    enum Aggregate: Int {
-        case sum = 1, avg, min, max, median, stddev, count
-
-        init?(_ name: String) {
-            switch name {
-            case "@sum": self = .sum
-            case "@avg": self = .avg
-            case "@min": self = .min
-            case "@max": self = .max
-            case "@median": self = .median
-            case "@stddev": self = .stddev
-            case "@count": self = .count
-            default: return nil
-            }
-        }
-
-        /// The evaluator's name of the operation.
-        var name: String {
-            switch self {
-            case .sum: "@sum"
-            case .avg: "@avg"
-            case .min: "@min"
-            case .max: "@max"
-            case .median: "@median"
-            case .stddev: "@stddev"
-            case .count: "@count"
-            }
-        }
-    }
+    typealias Aggregate = SQLAggregate
 
     /// Added to an aggregate's code: over distinct values.
-    static let distinctFlag = 16
+    static let distinctFlag = SQLAggregate.distinctFlag
 
     static func register(on database: Database) throws(StrataError) {
         let db = database.handle
@@ -280,13 +253,4 @@ private func aggregateFinal(_ context: OpaquePointer?) {
         return
     }
     SQLFunctions.result(context, ValueCodec.encode(AggregateSemantics.compute(operation, state.values, distinct: state.distinct)))
-}
-
-/// `@sum`, `@avg`, `@min` and `@max` over non-nil values: `PredicateEvaluator`'s own definition,
-/// so SQL and the evaluator cannot drift apart.
-enum AggregateSemantics {
-    static func compute(_ operation: SQLFunctions.Aggregate, _ values: [PredicateValue], distinct: Bool) -> PredicateValue {
-        let values = distinct ? PredicateEvaluator<Never>.distinct(values) : values
-        return PredicateEvaluator<Never>.aggregate(operation.name, values)
-    }
 }

@@ -1,10 +1,8 @@
-package import Foundation
+package import StrataSQL
 
-/// A value as SQLite stores it: one of its five storage classes.
-package enum SQLValue: Sendable, Hashable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob(Data)
-}
+/// A value as SQLite stores it: one of its five storage classes (shared with the SQL compiler,
+/// which binds its values as these).
+package typealias SQLValue = StrataSQL.SQLValue
+
+/// How a value of a predicate, a column or an aggregate is kept in SQL (``StrataSQL/ValueKind``).
+package typealias ValueKind = StrataSQL.ValueKind

@@ -1,12 +1,11 @@
 internal import Foundation
 internal import Strata
+internal import StrataSQL
 
 /// A quoted SQL identifier. Names come from a validated model (ASCII letters, digits and `_`),
 /// and quotes are doubled anyway.
 func quoted(_ identifier: String) -> String {
-    // Most names hold no quote: Foundation's search and copy are skipped for them.
-    guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
-    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    quotedIdentifier(identifier)
 }
 
 /// A quoted SQL string literal, for names in DDL (which cannot take bound parameters).

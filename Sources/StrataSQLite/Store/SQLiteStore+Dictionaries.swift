@@ -1,5 +1,6 @@
 internal import CSQLite
 public import Strata
+internal import StrataSQL
 
 extension SQLiteStore {
     /// The rows of a dictionary fetch, computed by one SELECT (columns, GROUP BY, HAVING,

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataTestKit
 import Testing
+import StrataSQL
 @testable import StrataSQLite
 
 /// A store's file works with tools that know nothing of Strata: its schema names no collation

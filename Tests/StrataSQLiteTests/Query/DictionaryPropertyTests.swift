@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataTestKit
 import Testing
+import StrataSQL
 @testable import StrataSQLite
 
 /// The SQL of dictionary fetches against the in-memory evaluator: seeded random columns,

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataTestKit
 import Testing
+import StrataSQL
 @testable import StrataSQLite
 
 /// The SQL compiler against the in-memory evaluator: thousands of seeded random predicates and
@@ -15,16 +16,12 @@ import Testing
     func sqlAgreesWithTheEvaluator(seed: UInt64) throws {
         let (sqlite, memory, graph) = try LibraryGraph.stores(seed: seed)
 
-        var generator = PredicateGenerator(
-            random: SeededGenerator(seed: seed &* 7919), items: graph.items.map(\.objectID), owners: graph.owners.map(\.objectID))
+        let requests = PredicateGenerator.fetchRequests(
+            seed: seed, items: graph.items.map(\.objectID), owners: graph.owners.map(\.objectID), count: Self.predicatesPerSeed)
         var failures = 0
         var matched = 0
-        for index in 0..<Self.predicatesPerSeed {
-            let predicate = generator.predicate()
-            let entities = generator.random.pick([["Item", "SpecialItem"], ["Item", "SpecialItem"], ["SpecialItem"], ["Item"]])
-            var request = StoreFetchRequest(entityNames: entities, predicate: predicate, sortDescriptors: generator.sortDescriptors())
-            if generator.random.chance(0.2) { request.fetchLimit = Int.random(in: 1...10, using: &generator.random) }
-            if generator.random.chance(0.15) { request.fetchOffset = Int.random(in: 0...10, using: &generator.random) }
+        for (index, request) in requests.enumerated() {
+            let (predicate, entities) = (request.predicate!, request.entityNames)
             let expected = try memory.fetch(request).map(\.objectID)
             let actual = try sqlite.fetch(request).map(\.objectID)
             let actualIDs = try sqlite.fetchObjectIDs(request)

@@ -1,5 +1,5 @@
 internal import Foundation
-internal import Strata
+package import Strata
 
 /// Compiles predicates and sort descriptors into SQL that gives exactly the answers of the
 /// in-memory `PredicateEvaluator` (whose documentation states the rules).
@@ -8,83 +8,87 @@ internal import Strata
 /// object, the rows of a collection, a list), key paths are walked the way `walk` walks them,
 /// and `test` and `compare` are reproduced case by case. Three rules keep SQL from drifting:
 ///
-/// - Every value is a bound parameter (`?N`); only internal codes are written into the SQL.
+/// - Every value is a bound parameter (the dialect's placeholder: `?N`, `$N`); only internal
+///   codes are written into the SQL.
 /// - SQL's NULL never leaks: a comparison may be NULL only where NULL and false are the same
 ///   (under AND, OR and WHERE); `NOT` and `ALL` first turn it into 0 with `coalesce`.
 /// - Where native SQL could differ from the evaluator in any case (decimals against doubles,
 ///   string operators, mixed kinds, `@sum` …), the comparison calls `strata_compare`, which is
-///   the evaluator's own `compare` on the decoded values. Native SQL is used only where it is
+///   the evaluator's own `compare` on the decoded values (a dialect without it throws
+///   ``Unsupported``: ``SQLDialect/applicationFunction(_:_:)``). Native SQL is used only where it is
 ///   provably the same: integers, doubles (with NaN kept as `'NaN'` text and guarded), dates,
 ///   binary, UUIDs, and strings, URIs and decimals through their comparison keys (the shadow
-///   columns the indexes hold, with the BINARY collation: ``ComparisonKey``), or the `strata`
+///   columns the indexes hold, with the BINARY collation: SQLite's `ComparisonKey`), or the `strata`
 ///   collations where no key column is at hand (folded strings, aggregates).
 ///
-/// What SQLite cannot take — more than ``maximumTables`` tables in one FROM clause (a long
-/// to-one key path joins a table per step), more than ``maximumParameters`` bound values, a
+/// What the engine cannot take — more than ``SQLDialect/maximumTables`` tables in one FROM clause
+/// (a long to-one key path joins a table per step), more than ``SQLDialect/maximumParameters``
+/// bound values, a
 /// predicate nested deeper than ``FetchPredicate/maximumDepth`` or a key path longer than
 /// ``FetchPredicate/maximumKeyPathLength`` — is ``Unsupported``: the store evaluates that
 /// request in memory instead (and the evaluator reports the last two). Long runs of AND and OR
 /// are written as balanced trees, so that SQLite's expression depth (1,000) grows with the
 /// logarithm of their length.
-struct PredicateCompiler {
-    let layout: StoreLayout
+package struct PredicateCompiler {
+    package let layout: any SQLQueryLayout
+    package let dialect: any SQLDialect
     private(set) var arguments: [SQLValue] = []
     private var aliasCount = 0
     /// The levels of AND, OR, NOT, SUBQUERY and arrays being compiled.
     private var depth = 0
 
-    /// SQLite's limit on the tables of one join (https://sqlite.org/limits.html, "Maximum
-    /// Number Of Tables In A Join").
-    static let maximumTables = 64
-    /// SQLite's default `SQLITE_MAX_VARIABLE_NUMBER` (since 3.32.0).
-    static let maximumParameters = 32_766
-
-    init(layout: StoreLayout) {
+    package init(layout: any SQLQueryLayout, dialect: any SQLDialect) {
         self.layout = layout
+        self.dialect = dialect
     }
 
     /// Binds a value and returns its parameter.
-    mutating func bind(_ value: SQLValue) -> String {
+    package mutating func bind(_ value: SQLValue) -> String {
         arguments.append(value)
-        return "?\(arguments.count)"
+        return dialect.placeholder(arguments.count, for: value)
     }
 
     /// Counts one more level of nesting while `body` compiles it.
-    mutating func nested<T>(_ body: (inout PredicateCompiler) throws(Unsupported) -> T) throws(Unsupported) -> T {
+    package mutating func nested<T>(_ body: (inout PredicateCompiler) throws(Unsupported) -> T) throws(Unsupported) -> T {
         guard depth < FetchPredicate.maximumDepth else { throw Unsupported(reason: "a predicate nested too deeply") }
         depth += 1
         defer { depth -= 1 }
         return try body(&self)
     }
 
-    /// Refuses a FROM clause with more tables than SQLite joins.
-    func checkTables(_ scope: QueryScope) throws(Unsupported) {
-        if scope.resolved.items.count > Self.maximumTables {
-            throw Unsupported(reason: "more than \(Self.maximumTables) tables in one join")
+    /// Refuses a FROM clause with more tables than the engine joins.
+    package func checkTables(_ scope: QueryScope) throws(Unsupported) {
+        if scope.resolved.items.count > dialect.maximumTables {
+            throw Unsupported(reason: "more than \(dialect.maximumTables) tables in one join")
         }
     }
 
-    mutating func alias(_ prefix: String) -> String {
+    package mutating func alias(_ prefix: String) -> String {
         aliasCount += 1
         return "\(prefix)\(aliasCount)"
     }
 
     /// The object a fetch is about: a row of `table` under `alias`.
-    func subject(table: TableLayout, alias: String, scope: QueryScope) -> ObjectSQL {
+    package func subject(table: any SQLQueryTable, alias: String, scope: QueryScope) -> ObjectSQL {
         ObjectSQL(
-            pk: "\(alias).\"_pk\"", entity: table.hasEntityColumn ? "\(alias).\"_entity\"" : literal(table.name),
+            pk: "\(alias).\"_pk\"", entity: table.hasEntityColumn ? "\(alias).\"_entity\"" : dialect.literal(table.name),
             staticEntity: table.hasEntityColumn ? nil : table.name, alias: alias, table: table, scope: scope,
             nullable: false, constant: nil)
     }
 
-    struct Context {
-        var subject: Shape
-        var variables: [String: Shape]
+    package struct Context {
+        package var subject: Shape
+        package var variables: [String: Shape]
+
+        package init(subject: Shape, variables: [String: Shape]) {
+            self.subject = subject
+            self.variables = variables
+        }
     }
 
     // MARK: - Predicates
 
-    mutating func compile(_ predicate: FetchPredicate, _ context: Context) throws(Unsupported) -> Condition {
+    package mutating func compile(_ predicate: FetchPredicate, _ context: Context) throws(Unsupported) -> Condition {
         switch predicate {
         case .constant(let value):
             return value ? .true : .false
@@ -95,7 +99,7 @@ struct PredicateCompiler {
                 for predicate in predicates { parts.append(try compiler.compile(predicate, context)) }
             }
             if parts.count == 1 { return parts[0] }
-            return Self.balanced(parts, "AND")
+            return balanced(parts, "AND")
         case .or(let predicates):
             guard !predicates.isEmpty else { return .false }
             var parts: [Condition] = []
@@ -103,7 +107,7 @@ struct PredicateCompiler {
                 for predicate in predicates { parts.append(try compiler.compile(predicate, context)) }
             }
             if parts.count == 1 { return parts[0] }
-            return Self.balanced(parts, "OR")
+            return balanced(parts, "OR")
         case .not(let inner):
             return not(try nested { (compiler) throws(Unsupported) in try compiler.compile(inner, context) })
         case .comparison(let comparison):
@@ -111,13 +115,13 @@ struct PredicateCompiler {
         }
     }
 
-    /// 0 where the condition is NULL: AND and OR are monotone, so making the whole of a
+    /// False where the condition is NULL: AND and OR are monotone, so making the whole of a
     /// condition strict equals making each comparison in it strict.
-    func strict(_ condition: Condition) -> Condition {
-        condition.nullable ? Condition(sql: "coalesce(\(condition.sql), 0)", nullable: false) : condition
+    package func strict(_ condition: Condition) -> Condition {
+        condition.nullable ? Condition(sql: "coalesce(\(condition.sql), \(dialect.boolean(false)))", nullable: false) : condition
     }
 
-    func not(_ condition: Condition) -> Condition {
+    package func not(_ condition: Condition) -> Condition {
         switch condition.sql {
         case "1": return .false
         case "0": return .true
@@ -128,33 +132,42 @@ struct PredicateCompiler {
         }
     }
 
-    func and(_ parts: [Condition]) -> Condition {
+    package func and(_ parts: [Condition]) -> Condition {
         let kept = parts.filter { $0.sql != "1" }
         if kept.contains(where: { $0.sql == "0" }) { return .false }
         if kept.isEmpty { return .true }
         if kept.count == 1 { return kept[0] }
-        return Self.balanced(kept, "AND")
+        return balanced(kept, "AND")
     }
 
-    func or(_ parts: [Condition]) -> Condition {
+    package func or(_ parts: [Condition]) -> Condition {
         let kept = parts.filter { $0.sql != "0" }
         if kept.contains(where: { $0.sql == "1" }) { return .true }
         if kept.isEmpty { return .false }
         if kept.count == 1 { return kept[0] }
-        return Self.balanced(kept, "OR")
+        return balanced(kept, "OR")
     }
 
     /// Two or more conditions joined by `AND` or `OR`, in parentheses: a few in a row, more as
     /// a balanced tree, since SQLite parses `a OR b OR c …` into a tree as deep as the run is
     /// long and refuses one deeper than 1,000.
-    static func balanced(_ parts: [Condition], _ connective: String) -> Condition {
+    package func balanced(_ parts: [Condition], _ connective: String) -> Condition {
         let nullable = parts.contains(where: \.nullable)
         guard parts.count > 4 else {
-            return Condition(sql: "(" + parts.map(\.sql).joined(separator: " \(connective) ") + ")", nullable: nullable)
+            return Condition(sql: "(" + parts.map(spelled).joined(separator: " \(connective) ") + ")", nullable: nullable)
         }
         let middle = parts.count / 2
         let sql = "(" + balanced(Array(parts[..<middle]), connective).sql + " \(connective) " + balanced(Array(parts[middle...]), connective).sql + ")"
         return Condition(sql: sql, nullable: nullable)
+    }
+
+    /// A condition's SQL, the compiler's constants ("1", "0") in the dialect's spelling.
+    package func spelled(_ condition: Condition) -> String {
+        switch condition.sql {
+        case "1": dialect.boolean(true)
+        case "0": dialect.boolean(false)
+        default: condition.sql
+        }
     }
 
     private mutating func compile(_ comparison: Comparison, _ context: Context) throws(Unsupported) -> Condition {
@@ -181,10 +194,10 @@ struct PredicateCompiler {
         }
     }
 
-    typealias ElementTest = (inout PredicateCompiler, Shape) throws(Unsupported) -> Condition
+    package typealias ElementTest = (inout PredicateCompiler, Shape) throws(Unsupported) -> Condition
 
     /// True when some element of `shape` (as the evaluator's `elements(of:)` lists them) passes.
-    mutating func any(_ shape: Shape, _ body: ElementTest) throws(Unsupported) -> Condition {
+    package mutating func any(_ shape: Shape, _ body: ElementTest) throws(Unsupported) -> Condition {
         switch shape {
         case .null:
             return .false
@@ -208,14 +221,14 @@ struct PredicateCompiler {
     }
 
     /// True when every element of `shape` passes (also when there is none).
-    mutating func all(_ shape: Shape, _ body: ElementTest) throws(Unsupported) -> Condition {
+    package mutating func all(_ shape: Shape, _ body: ElementTest) throws(Unsupported) -> Condition {
         switch shape {
         case .null:
             return .true
         case .rows(let rows):
             let test = try body(&self, rows.element)
             if test.sql == "1" { return .true }
-            return Condition(sql: "NOT EXISTS (SELECT 1\(rows.body([not(test).sql])))", nullable: false)
+            return Condition(sql: "NOT EXISTS (SELECT 1\(rows.body([spelled(not(test))])))", nullable: false)
         case .list(let members):
             var parts: [Condition] = []
             for member in members { parts.append(try body(&self, member)) }
@@ -232,7 +245,7 @@ struct PredicateCompiler {
     }
 
     /// The evaluator's `test`: collection operators first, then one comparison of two values.
-    mutating func test(_ left: Shape, _ op: ComparisonOperator, _ right: Shape, _ options: ComparisonOptions) throws(Unsupported) -> Condition {
+    package mutating func test(_ left: Shape, _ op: ComparisonOperator, _ right: Shape, _ options: ComparisonOptions) throws(Unsupported) -> Condition {
         switch op {
         case .in:
             if case .list(let members) = right {
@@ -270,7 +283,7 @@ struct PredicateCompiler {
 
     /// `left == m` for some member `m`: one `IN (…)` for the members SQL can compare natively,
     /// a comparison each for the rest.
-    mutating func equalsAny(_ left: Shape, _ members: [Shape], _ options: ComparisonOptions) throws(Unsupported) -> Condition {
+    package mutating func equalsAny(_ left: Shape, _ members: [Shape], _ options: ComparisonOptions) throws(Unsupported) -> Condition {
         if left.isCollection { return .false }
         var parts: [Condition] = []
         var rest: [Shape] = []
@@ -279,7 +292,7 @@ struct PredicateCompiler {
             var values: [PredicateValue] = []
             for member in members {
                 if case .scalar(let constant) = member, let value = constant.constant,
-                   Self.nativeEquality(scalar.kind, ValueKind(value) ?? .object, value, options) {
+                   Self.nativeEquality(scalar.kind, ValueKind(value) ?? .object, value, options, exactMixedNumbers: dialect.comparesIntegersWithDoublesExactly) {
                     values.append(value)
                 } else {
                     rest.append(member)
@@ -290,7 +303,7 @@ struct PredicateCompiler {
                 for value in values { placeholders.append(keyConstant(value, as: scalar.kind) ?? nativeConstant(value, as: scalar.kind, options)) }
                 parts.append(Condition(sql: "\(key) IN (\(placeholders.joined(separator: ", ")))", nullable: true))
             } else if !values.isEmpty {
-                let (sql, collation) = nativeOperand(scalar, options)
+                let (sql, collation) = try nativeOperand(scalar, options)
                 var placeholders: [String] = []
                 for value in values { placeholders.append(nativeConstant(value, as: scalar.kind, options)) }
                 parts.append(Condition(sql: "\(sql)\(collation) IN (\(placeholders.joined(separator: ", ")))", nullable: true))
@@ -323,5 +336,5 @@ struct PredicateCompiler {
     }
 
     /// The identifier of the store whose objects the compiled SQL reads.
-    var storeIdentifier: String = ""
+    package var storeIdentifier: String = ""
 }

@@ -1,14 +1,22 @@
-import Foundation
-import Strata
-import StrataTestKit
+internal import Foundation
+public import Strata
 
 /// Generates random predicates and sort descriptors over the `Library` model: every operator,
 /// modifier and option, key paths through to-one and to-many relationships, aggregates,
-/// SUBQUERY, nil, cross-kind constants and column-to-column comparisons.
-struct PredicateGenerator {
-    var random: SeededGenerator
-    let items: [ObjectID]
-    let owners: [ObjectID]
+/// SUBQUERY, nil, cross-kind constants and column-to-column comparisons. The property tests of
+/// every SQL store (the compiler against the evaluator) draw their requests from it.
+public struct PredicateGenerator {
+    public var random: SeededGenerator
+    public let items: [ObjectID]
+    public let owners: [ObjectID]
+
+    /// A generator drawing from `random`, comparing objects with `items` (of `Item`) and
+    /// `owners` (of `Owner`).
+    public init(random: SeededGenerator, items: [ObjectID], owners: [ObjectID]) {
+        self.random = random
+        self.items = items
+        self.owners = owners
+    }
 
     /// A key path of the `Item` entity with the type of its values.
     struct Path {
@@ -63,7 +71,25 @@ struct PredicateGenerator {
         Path(keyPath: ["name", "@count"], type: .int64, toMany: false),
     ]
 
-    mutating func predicate(depth: Int = 0) -> FetchPredicate {
+    /// The fetch requests of the SQL-against-evaluator property tests for `seed` (the same in
+    /// every SQL store's test): a predicate, the entities (`Item`, `SpecialItem` or both), sort
+    /// descriptors, and sometimes a limit and an offset.
+    public static func fetchRequests(seed: UInt64, items: [ObjectID], owners: [ObjectID], count: Int) -> [StoreFetchRequest] {
+        var generator = PredicateGenerator(random: SeededGenerator(seed: seed &* 7919), items: items, owners: owners)
+        var requests: [StoreFetchRequest] = []
+        for _ in 0..<count {
+            let predicate = generator.predicate()
+            let entities = generator.random.pick([["Item", "SpecialItem"], ["Item", "SpecialItem"], ["SpecialItem"], ["Item"]])
+            var request = StoreFetchRequest(entityNames: entities, predicate: predicate, sortDescriptors: generator.sortDescriptors())
+            if generator.random.chance(0.2) { request.fetchLimit = Int.random(in: 1...10, using: &generator.random) }
+            if generator.random.chance(0.15) { request.fetchOffset = Int.random(in: 0...10, using: &generator.random) }
+            requests.append(request)
+        }
+        return requests
+    }
+
+    /// A random predicate, nested up to three levels of AND, OR and NOT.
+    public mutating func predicate(depth: Int = 0) -> FetchPredicate {
         let roll = Int.random(in: 0..<100, using: &random)
         if depth < 3 && roll < 12 { return .and((0..<Int.random(in: 2...3, using: &random)).map { _ in predicate(depth: depth + 1) }) }
         if depth < 3 && roll < 22 { return .or((0..<Int.random(in: 2...3, using: &random)).map { _ in predicate(depth: depth + 1) }) }
@@ -334,7 +360,7 @@ struct PredicateGenerator {
         return .comparison(Comparison(subquery, random.pick([.equal, .greaterThan, .lessThan, .notEqual]), .constant(.integer(Int64.random(in: 0...2, using: &random)))))
     }
 
-    mutating func sortDescriptors() -> [FetchSortDescriptor] {
+    public mutating func sortDescriptors() -> [FetchSortDescriptor] {
         let keys = ["name", "count", "small", "ratio", "weight", "price", "flag", "when", "blob", "uid", "link", "extra", "owner.name", "owner", "next.ratio", "next.owner.age", "next"]
         return (0..<Int.random(in: 0...2, using: &random)).map { _ in
             FetchSortDescriptor(

@@ -1,12 +1,12 @@
 internal import Foundation
-internal import Strata
+package import Strata
 
 extension PredicateCompiler {
     /// The evaluator's `apply`: aggregates as their collection operators, `now` as a constant
     /// read once per compiled request, `noindex:` as its argument, and every other function
     /// through `strata_function` (``PredicateFunction/apply(_:)``), mapped over a collection
     /// argument.
-    mutating func function(_ function: PredicateFunction, _ arguments: [FetchExpression], _ context: Context) throws(Unsupported) -> Shape {
+    package mutating func function(_ function: PredicateFunction, _ arguments: [FetchExpression], _ context: Context) throws(Unsupported) -> Shape {
         guard arguments.count == function.arity else { throw Unsupported(reason: "\(function.rawValue) with \(arguments.count) arguments") }
         var shapes: [Shape] = []
         try nested { (compiler) throws(Unsupported) in
@@ -77,13 +77,13 @@ extension PredicateCompiler {
         }
         guard let kind = Self.resultKind(function, kinds) else { return .null }
         let code = PredicateFunction.allCases.firstIndex(of: function)!
-        return .scalar(ScalarSQL(sql: "strata_function(\(code), \(operands.joined(separator: ", ")))", kind: kind, nullable: true))
+        return .scalar(ScalarSQL(sql: try dialect.applicationFunction("strata_function", "\(code), \(operands.joined(separator: ", "))"), kind: kind, nullable: true))
     }
 
     /// How the result of `function` is kept, from its arguments' kinds (nil: always nil); see
     /// ``PredicateFunction`` for the rules it mirrors. A result that may be an integer, a double
     /// or a decimal is a `.number`.
-    static func resultKind(_ function: PredicateFunction, _ kinds: [ValueKind?]) -> ValueKind? {
+    package static func resultKind(_ function: PredicateFunction, _ kinds: [ValueKind?]) -> ValueKind? {
         let numeric: Set<ValueKind> = [.integer, .bool, .double, .decimal, .number]
         switch function {
         case .lowercase, .uppercase:
@@ -128,13 +128,13 @@ extension PredicateCompiler {
 
     /// `collection[index]` followed by `path`: the evaluator's member at a position of
     /// `elements(of:)`, which for rows is their order (an ordered relationship's positions).
-    mutating func index(_ collection: FetchExpression, _ index: PredicateIndex, _ path: ArraySlice<String>, _ context: Context) throws(Unsupported) -> Shape {
+    package mutating func index(_ collection: FetchExpression, _ index: PredicateIndex, _ path: ArraySlice<String>, _ context: Context) throws(Unsupported) -> Shape {
         let source = try nested { (compiler) throws(Unsupported) in try compiler.value(collection, context) }
         var offset: Int?
         var fromEnd = false
         switch index {
         case .size:
-            return try walk(.scalar(size(of: source)), path)
+            return try walk(.scalar(try size(of: source)), path)
         case .first:
             offset = 0
         case .last:
@@ -160,26 +160,28 @@ extension PredicateCompiler {
     }
 
     /// The number of elements, as `elements(of:)` counts them (0 for nil).
-    private func size(of shape: Shape) -> ScalarSQL {
+    private func size(of shape: Shape) throws(Unsupported) -> ScalarSQL {
         switch shape {
         case .null:
             return ScalarSQL(sql: "0", kind: .integer, nullable: false, constant: .integer(0))
         case .scalar(let scalar):
-            return ScalarSQL(sql: "(\(scalar.sql) IS NOT NULL)", kind: .integer, nullable: false)
+            return ScalarSQL(sql: dialect.integer(ofCondition: "(\(scalar.sql) IS NOT NULL)"), kind: .integer, nullable: false)
         case .object(let object):
-            return ScalarSQL(sql: "(\(object.pk) IS NOT NULL)", kind: .integer, nullable: false)
+            return ScalarSQL(sql: dialect.integer(ofCondition: "(\(object.pk) IS NOT NULL)"), kind: .integer, nullable: false)
         case .list(let members):
             return ScalarSQL(sql: "\(members.count)", kind: .integer, nullable: false, constant: .integer(Int64(members.count)))
         case .rows(let rows):
             if rows.distinct {
-                return ScalarSQL(sql: "coalesce((SELECT strata_aggregate(\(SQLFunctions.Aggregate.count.rawValue + SQLFunctions.distinctFlag), \(Self.valueOf(rows.element)))\(rows.body())), 0)", kind: .integer, nullable: false)
+                let code = SQLAggregate.count.rawValue + SQLAggregate.distinctFlag
+                let count = try dialect.applicationFunction("strata_aggregate", "\(code), \(Self.valueOf(rows.element))")
+                return ScalarSQL(sql: "coalesce((SELECT \(count)\(rows.body())), 0)", kind: .integer, nullable: false)
             }
             return ScalarSQL(sql: "(SELECT count(*)\(rows.body()))", kind: .integer, nullable: false)
         }
     }
 
     /// `kind, value` of an element for `strata_aggregate`: an object by its key.
-    static func valueOf(_ element: Shape) -> String {
+    package static func valueOf(_ element: Shape) -> String {
         switch element {
         case .scalar(let scalar): "\(scalar.kind.rawValue), \(scalar.sql)"
         case .object(let object): "\(ValueKind.integer.rawValue), \(object.pk)"
@@ -200,7 +202,7 @@ extension PredicateCompiler {
         case .scalar(let scalar):
             return .scalar(ScalarSQL(sql: "(SELECT \(scalar.sql)\(rows.body())\(order)\(limit))", kind: scalar.kind, nullable: true))
         case .object(let object):
-            let entity = object.staticEntity.map(literal) ?? "(SELECT \(object.entity)\(rows.body())\(order)\(limit))"
+            let entity = object.staticEntity.map { dialect.literal($0) } ?? "(SELECT \(object.entity)\(rows.body())\(order)\(limit))"
             return .object(ObjectSQL(
                 pk: "(SELECT \(object.pk)\(rows.body())\(order)\(limit))", entity: entity, staticEntity: object.staticEntity,
                 alias: nil, table: nil, scope: nil, nullable: true, constant: nil))
@@ -214,7 +216,7 @@ extension PredicateCompiler {
     /// `@distinctUnionOfObjects` followed by `rest`: the non-nil values of `rest` over the
     /// elements of `start`, as rows marked distinct, which aggregates count once each (the
     /// evaluator's `distinctUnion`); membership tests need no more than the non-nil values.
-    mutating func distinctUnion(_ start: Shape, _ rest: ArraySlice<String>) throws(Unsupported) -> Shape {
+    package mutating func distinctUnion(_ start: Shape, _ rest: ArraySlice<String>) throws(Unsupported) -> Shape {
         if case .rows(let rows) = start, rows.distinct { throw Unsupported(reason: "@distinctUnionOfObjects of distinct values") }
         let walked = try walk(start, rest)
         let owner: String?
@@ -249,20 +251,20 @@ extension PredicateCompiler {
 
 extension RowSource {
     /// The same rows, without the owner that makes them nil.
-    func copy(nullWhenNil: String?) -> RowSource {
+    package func copy(nullWhenNil: String?) -> RowSource {
         let copy = RowSource(scope: scope, conditions: conditions, element: element, order: order, nullWhenNil: nullWhenNil, presence: presence)
         copy.distinct = distinct
         return copy
     }
 
     /// The same rows, each yielding `element`.
-    func copy(element: Shape) -> RowSource {
+    package func copy(element: Shape) -> RowSource {
         let copy = RowSource(scope: scope, conditions: conditions, element: element, order: order, nullWhenNil: nullWhenNil, presence: presence)
         copy.distinct = distinct
         return copy
     }
 
-    func markedDistinct() -> RowSource {
+    package func markedDistinct() -> RowSource {
         distinct = true
         return self
     }

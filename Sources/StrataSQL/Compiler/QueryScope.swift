@@ -3,8 +3,8 @@
 ///
 /// Joins through to-one relationships are added to the scope that owns the alias they start
 /// from, and shared: `author.name` and `author.age` use one join.
-final class QueryScope {
-    enum Item {
+package final class QueryScope {
+    package enum Item {
         case table(String)
         case inner(String, on: String)
         case left(String, on: String)
@@ -16,25 +16,25 @@ final class QueryScope {
     /// A scope merged into another forwards to it.
     private var target: QueryScope?
 
-    init(table: String? = nil) {
+    package init(table: String? = nil) {
         if let table { items.append(.table(table)) }
     }
 
-    var resolved: QueryScope {
+    package var resolved: QueryScope {
         var scope = self
         while let next = scope.target { scope = next }
         return scope
     }
 
-    var isEmpty: Bool { resolved.items.isEmpty }
+    package var isEmpty: Bool { resolved.items.isEmpty }
 
     /// The alias of the to-one join `key`, if it was made.
-    func joinAlias(_ key: String) -> String? {
+    package func joinAlias(_ key: String) -> String? {
         resolved.joinAliases[key]
     }
 
     /// Adds a LEFT JOIN known by `key`.
-    func addJoin(key: String, table: String, alias: String, on condition: String) {
+    package func addJoin(key: String, table: String, alias: String, on condition: String) {
         let scope = resolved
         scope.items.append(.left(table, on: condition))
         scope.joinAliases[key] = alias
@@ -44,8 +44,8 @@ final class QueryScope {
     /// `conditions`; the conditions are returned when this scope has no table to join to.
     ///
     /// With `outer`, every table of `inner` is LEFT JOINed, so that an outer row without inner
-    /// rows stays (with NULLs).
-    func absorb(_ inner: QueryScope, on conditions: [String], outer: Bool = false) -> [String] {
+    /// rows stays (with NULLs). `always` is the dialect's true condition, for a join on nothing.
+    package func absorb(_ inner: QueryScope, on conditions: [String], outer: Bool = false, always: String) -> [String] {
         let scope = resolved
         let other = inner.resolved
         guard scope !== other else { return conditions }
@@ -56,7 +56,7 @@ final class QueryScope {
                     scope.items.append(.table(table))
                     leftover = conditions
                 } else {
-                    let on = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
+                    let on = conditions.isEmpty ? always : conditions.joined(separator: " AND ")
                     scope.items.append(outer ? .left(table, on: on) : .inner(table, on: on))
                 }
             } else if outer, case .inner(let table, let on) = item {
@@ -74,7 +74,7 @@ final class QueryScope {
     }
 
     /// ` FROM …`, or nothing for a scope without tables.
-    var fromClause: String {
+    package var fromClause: String {
         let items = resolved.items
         guard !items.isEmpty else { return "" }
         var sql = " FROM"

@@ -1,10 +1,10 @@
 internal import Foundation
-internal import Strata
+package import Strata
 
 extension PredicateCompiler {
     /// One comparison of two values (the evaluator's `compare`), with its nil rules: with nil on
     /// one side only, `==` is false and `!=` true; nil equals nil; ordering with nil is false.
-    mutating func compare(_ left: Shape, _ op: ComparisonOperator, _ right: Shape, _ options: ComparisonOptions) throws(Unsupported) -> Condition {
+    package mutating func compare(_ left: Shape, _ op: ComparisonOperator, _ right: Shape, _ options: ComparisonOptions) throws(Unsupported) -> Condition {
         if left.isCollection || right.isCollection { return .false }
         if let l = Self.staticValue(left), let r = Self.staticValue(right) {
             // A comparison of two constants that cannot be decided (a MATCHES past the regex
@@ -27,14 +27,14 @@ extension PredicateCompiler {
                 : .false
             return op == .equal ? bothNil : not(bothNil)
         case (.scalar(let a), .scalar(let b)):
-            if let native = native(a, op, b, options) { return native }
-            return generic(a, op, b, options)
+            if let native = try native(a, op, b, options) { return native }
+            return try generic(a, op, b, options)
         default:
             return .false
         }
     }
 
-    static func staticValue(_ shape: Shape) -> PredicateValue? {
+    package static func staticValue(_ shape: Shape) -> PredicateValue? {
         switch shape {
         case .null: .null
         case .scalar(let scalar): scalar.constant
@@ -43,7 +43,7 @@ extension PredicateCompiler {
         }
     }
 
-    static func nilComparison(_ other: Shape, _ op: ComparisonOperator) -> Condition {
+    package static func nilComparison(_ other: Shape, _ op: ComparisonOperator) -> Condition {
         let sql: String
         let nullable: Bool
         switch other {
@@ -59,10 +59,12 @@ extension PredicateCompiler {
         }
     }
 
-    /// `strata_compare`: the evaluator's own comparison, on values decoded by kind.
-    func generic(_ a: ScalarSQL, _ op: ComparisonOperator, _ b: ScalarSQL, _ options: ComparisonOptions) -> Condition {
+    /// `strata_compare`: the evaluator's own comparison, on values decoded by kind (where the
+    /// dialect has it).
+    package func generic(_ a: ScalarSQL, _ op: ComparisonOperator, _ b: ScalarSQL, _ options: ComparisonOptions) throws(Unsupported) -> Condition {
         Condition(
-            sql: "strata_compare(\(SQLFunctions.code(op)), \(options.rawValue), \(a.kind.rawValue), \(a.sql), \(b.kind.rawValue), \(b.sql))",
+            sql: try dialect.applicationFunction(
+                "strata_compare", "\(SQLAggregate.code(op)), \(options.rawValue), \(a.kind.rawValue), \(a.sql), \(b.kind.rawValue), \(b.sql)"),
             nullable: false)
     }
 
@@ -105,7 +107,7 @@ extension PredicateCompiler {
         }
     }
 
-    static func flipped(_ op: ComparisonOperator) -> ComparisonOperator {
+    package static func flipped(_ op: ComparisonOperator) -> ComparisonOperator {
         switch op {
         case .lessThan: .greaterThan
         case .lessThanOrEqual: .greaterThanOrEqual
@@ -117,15 +119,20 @@ extension PredicateCompiler {
 
     // MARK: - Native comparisons
 
-    static func isIntegerLike(_ kind: ValueKind) -> Bool { kind == .integer || kind == .bool }
+    package static func isIntegerLike(_ kind: ValueKind) -> Bool { kind == .integer || kind == .bool }
 
-    static func folds(_ options: ComparisonOptions) -> Bool {
+    package static func folds(_ options: ComparisonOptions) -> Bool {
         !options.intersection([.caseInsensitive, .diacriticInsensitive]).isEmpty
     }
 
     /// Whether `column = constant` in SQL (after ``nativeOperand(_:_:)`` and
     /// ``nativeConstant(_:as:_:)``) is exactly the evaluator's equality for non-nil values.
-    static func nativeEquality(_ kind: ValueKind, _ constantKind: ValueKind, _ value: PredicateValue, _ options: ComparisonOptions) -> Bool {
+    package static func nativeEquality(
+        _ kind: ValueKind, _ constantKind: ValueKind, _ value: PredicateValue, _ options: ComparisonOptions, exactMixedNumbers: Bool
+    ) -> Bool {
+        if !exactMixedNumbers && ((isIntegerLike(kind) && constantKind == .double) || (kind == .double && isIntegerLike(constantKind))) {
+            return false
+        }
         switch (kind, constantKind) {
         case (.integer, .integer), (.integer, .bool), (.bool, .integer), (.bool, .bool):
             return true
@@ -143,79 +150,75 @@ extension PredicateCompiler {
     /// The comparison key of a scalar for a native comparison under `options`: its key column
     /// (``ScalarSQL/key``) — nil for a string compared with folding options, which only a
     /// query-time function can fold.
-    static func key(_ scalar: ScalarSQL, _ options: ComparisonOptions) -> String? {
+    package static func key(_ scalar: ScalarSQL, _ options: ComparisonOptions) -> String? {
         if scalar.kind == .string && folds(options) { return nil }
         return scalar.key
     }
 
-    /// A constant bound as the key a column of `kind` is compared by (``ComparisonKey``); nil
+    /// A constant bound as the key a column of `kind` is compared by (SQLite's `ComparisonKey`); nil
     /// when the kinds have no common key.
-    mutating func keyConstant(_ value: PredicateValue, as kind: ValueKind) -> String? {
-        switch (kind, value) {
-        case (.string, .string(let string)): bind(.text(ComparisonKey.normalizedString(string)))
-        case (.uri, .uri(let url)): bind(.text(ComparisonKey.normalizedString(url.absoluteString)))
-        case (.decimal, .decimal(let decimal)): bind(.text(ComparisonKey.decimal(decimal)))
-        case (.decimal, .integer(let integer)): bind(.text(ComparisonKey.decimal(Decimal(integer))))
-        default: nil
-        }
+    package mutating func keyConstant(_ value: PredicateValue, as kind: ValueKind) -> String? {
+        dialect.comparisonKey(of: value, as: kind).map { bind($0) }
     }
 
     /// The expression and collation a native comparison uses for a scalar.
-    func nativeOperand(_ scalar: ScalarSQL, _ options: ComparisonOptions) -> (String, String) {
+    package func nativeOperand(_ scalar: ScalarSQL, _ options: ComparisonOptions) throws(Unsupported) -> (String, String) {
         switch scalar.kind {
         case .string:
-            let sql = Self.folds(options) ? "strata_fold(\(scalar.sql), \(options.rawValue))" : scalar.sql
-            return (sql, " COLLATE \(SQLFunctions.collation)")
+            let sql = Self.folds(options) ? try dialect.applicationFunction("strata_fold", "\(scalar.sql), \(options.rawValue)") : scalar.sql
+            return (sql, try dialect.collation(.strings))
         case .uri:
-            return (scalar.sql, " COLLATE \(SQLFunctions.collation)")
+            return (scalar.sql, try dialect.collation(.strings))
         case .decimal:
-            return (scalar.sql, " COLLATE \(SQLFunctions.decimalCollation)")
+            return (scalar.sql, try dialect.collation(.decimals))
         default:
             return (scalar.sql, "")
         }
     }
 
     /// A constant bound as the other side of a native comparison with a value of `kind`.
-    mutating func nativeConstant(_ value: PredicateValue, as kind: ValueKind, _ options: ComparisonOptions) -> String {
+    package mutating func nativeConstant(_ value: PredicateValue, as kind: ValueKind, _ options: ComparisonOptions) -> String {
         switch (kind, value) {
         case (.string, .string(let string)):
             return bind(.text(StringMatching.fold(string, options)))
         case (.double, .decimal), (.integer, .decimal):
-            return bind(ValueCodec.double(PredicateEvaluator<Never>.doubleValue(value) ?? .nan))
+            return bind(dialect.encode(.double(PredicateEvaluator<Never>.doubleValue(value) ?? .nan)))
         case (.decimal, .integer(let integer)):
-            return bind(.text(ValueCodec.decimalText(Decimal(integer))))
-        case (_, .bool(let bool)):
-            return bind(.integer(bool ? 1 : 0))
+            return bind(dialect.encode(.decimal(Decimal(integer))))
         default:
-            return bind(ValueCodec.encode(value))
+            return bind(dialect.encode(value))
         }
     }
 
     /// The comparison in plain SQL when that is exactly the evaluator's, else nil.
-    private mutating func native(_ a: ScalarSQL, _ op: ComparisonOperator, _ b: ScalarSQL, _ options: ComparisonOptions) -> Condition? {
+    private mutating func native(_ a: ScalarSQL, _ op: ComparisonOperator, _ b: ScalarSQL, _ options: ComparisonOptions) throws(Unsupported) -> Condition? {
         guard [.equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual].contains(op) else { return nil }
-        if a.constant != nil && b.constant == nil { return native(b, Self.flipped(op), a, options) }
+        if a.constant != nil && b.constant == nil { return try native(b, Self.flipped(op), a, options) }
         let numeric: Set<ValueKind> = [.integer, .bool, .double]
         if numeric.contains(a.kind) && (numeric.contains(b.kind) || (a.kind == .double && b.kind == .decimal && b.constant != nil)) {
             if Self.isIntegerLike(a.kind) && Self.isIntegerLike(b.kind) {
                 return plain(a.sql, op, b.sql, "", a.nullable, b.nullable)
+            }
+            if !dialect.comparesIntegersWithDoublesExactly && Self.isIntegerLike(a.kind) != Self.isIntegerLike(b.kind) {
+                return mixedNumbers(a, op, b)
             }
             if let constant = b.constant {
                 let isNaN: Bool
                 if case .double(let d) = constant { isNaN = d.isNaN } else { isNaN = false }
                 if isNaN {
                     guard a.kind == .double else { return op == .notEqual ? .true : .false }
-                    let nan = bind(.text(ValueCodec.nanText))
+                    let nan = bind(dialect.encode(.double(.nan)))
                     switch op {
-                    case .equal, .lessThanOrEqual, .greaterThanOrEqual: return Condition(sql: "\(a.sql) IS \(nan)", nullable: false)
-                    case .notEqual: return Condition(sql: "\(a.sql) IS NOT \(nan)", nullable: false)
+                    case .equal, .lessThanOrEqual, .greaterThanOrEqual: return Condition(sql: dialect.nullSafeEqual(a.sql, nan, negated: false), nullable: false)
+                    case .notEqual: return Condition(sql: dialect.nullSafeEqual(a.sql, nan, negated: true), nullable: false)
                     default: return .false
                     }
                 }
                 let value = nativeConstant(constant, as: a.kind, options)
                 if a.kind == .double && (op == .greaterThan || op == .greaterThanOrEqual) {
-                    // 'NaN' is text, which SQL sorts after every number; `< ''` keeps numbers only.
-                    return Condition(sql: "(\(a.sql) \(op == .greaterThan ? ">" : ">=") \(value) AND \(a.sql) < '')", nullable: true)
+                    // NaN is not greater than any number (SQLite keeps it as text, PostgreSQL sorts it
+                    // last): numbers only.
+                    return Condition(sql: "(\(a.sql) \(op == .greaterThan ? ">" : ">=") \(value) AND \(dialect.numbersOnly(a.sql)))", nullable: true)
                 }
                 return plain(a.sql, op, value, "", a.nullable, false)
             }
@@ -234,12 +237,12 @@ extension PredicateCompiler {
                     return plain(left, op, right, "", a.nullable, b.nullable)
                 }
             }
-            let (left, collation) = nativeOperand(a, options)
+            let (left, collation) = try nativeOperand(a, options)
             let right: String
             if let constant = b.constant {
                 right = nativeConstant(constant, as: a.kind, options)
             } else {
-                right = nativeOperand(b, options).0
+                right = try nativeOperand(b, options).0
             }
             return plain(left, op, right, collation, a.nullable, b.nullable)
         default:
@@ -247,13 +250,52 @@ extension PredicateCompiler {
         }
     }
 
+    /// An integer against a double where the engine compares them as doubles (rounding
+    /// integers past 2^53), unlike the evaluator, which compares them exactly: against a double
+    /// constant, the integer is compared with an integer (or the answer is known); a double
+    /// against an integer constant that a double holds exactly is a comparison of doubles; else
+    /// nil (the evaluator's).
+    private mutating func mixedNumbers(_ a: ScalarSQL, _ op: ComparisonOperator, _ b: ScalarSQL) -> Condition? {
+        guard case .double(let d)? = b.constant else {
+            guard a.kind == .double, case .integer(let i)? = b.constant, i.magnitude <= 1 << 53 else { return nil }
+            if op == .greaterThan || op == .greaterThanOrEqual {
+                return Condition(sql: "(\(a.sql) \(op.rawValue) \(bind(.real(Double(i)))) AND \(dialect.numbersOnly(a.sql)))", nullable: true)
+            }
+            return plain(a.sql, op, bind(.real(Double(i))), "", a.nullable, false)
+        }
+        guard Self.isIntegerLike(a.kind) else { return nil }
+        let present = Condition(sql: "\(a.sql) IS NOT NULL", nullable: false)
+        if d.isNaN { return op == .notEqual ? .true : .false }
+        // Past the integers' range (or infinite): every integer is on one side.
+        if d >= 0x1p63 || d < -0x1p63 {
+            let below = d > 0
+            switch op {
+            case .lessThan, .lessThanOrEqual: return below ? (a.nullable ? present : .true) : .false
+            case .greaterThan, .greaterThanOrEqual: return below ? .false : (a.nullable ? present : .true)
+            case .notEqual: return .true
+            default: return .false
+            }
+        }
+        if d == d.rounded(.down) {
+            return plain(a.sql, op, bind(.integer(Int64(d))), "", a.nullable, false)
+        }
+        // Not an integer: x < d is x <= floor(d), x > d is x >= ceil(d).
+        switch op {
+        case .equal: return .false
+        case .notEqual: return .true
+        case .lessThan, .lessThanOrEqual: return plain(a.sql, .lessThanOrEqual, bind(.integer(Int64(d.rounded(.down)))), "", a.nullable, false)
+        case .greaterThan, .greaterThanOrEqual: return plain(a.sql, .greaterThanOrEqual, bind(.integer(Int64(d.rounded(.up)))), "", a.nullable, false)
+        default: return nil
+        }
+    }
+
     private func plain(_ a: String, _ op: ComparisonOperator, _ b: String, _ collation: String, _ aNullable: Bool, _ bNullable: Bool) -> Condition {
         switch op {
         case .equal:
-            if aNullable && bNullable { return Condition(sql: "\(a) IS \(b)\(collation)", nullable: false) }
+            if aNullable && bNullable { return Condition(sql: dialect.nullSafeEqual(a, "\(b)\(collation)", negated: false), nullable: false) }
             return Condition(sql: "\(a) = \(b)\(collation)", nullable: aNullable || bNullable)
         case .notEqual:
-            return Condition(sql: "\(a) IS NOT \(b)\(collation)", nullable: false)
+            return Condition(sql: dialect.nullSafeEqual(a, "\(b)\(collation)", negated: true), nullable: false)
         default:
             return Condition(sql: "\(a) \(op.rawValue) \(b)\(collation)", nullable: aNullable || bNullable)
         }

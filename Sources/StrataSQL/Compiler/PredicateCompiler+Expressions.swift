@@ -1,9 +1,9 @@
 internal import Foundation
-internal import Strata
+package import Strata
 
 extension PredicateCompiler {
     /// The shape of an expression, as the evaluator's `value(of:on:variables:)` computes it.
-    mutating func value(_ expression: FetchExpression, _ context: Context) throws(Unsupported) -> Shape {
+    package mutating func value(_ expression: FetchExpression, _ context: Context) throws(Unsupported) -> Shape {
         switch expression {
         case .constant(let constant):
             return lift(constant)
@@ -34,7 +34,7 @@ extension PredicateCompiler {
 
     /// A key path no longer than ``FetchPredicate/maximumKeyPathLength``: `walk` recurses once
     /// per component.
-    static func checked(_ path: [String]) throws(Unsupported) -> ArraySlice<String> {
+    package static func checked(_ path: [String]) throws(Unsupported) -> ArraySlice<String> {
         guard path.count <= FetchPredicate.maximumKeyPathLength else { throw Unsupported(reason: "a key path too long") }
         return path[...]
     }
@@ -54,7 +54,7 @@ extension PredicateCompiler {
             if case .object = rows.element { inner.subject = rows.element }
             let condition = try compile(predicate, inner)
             let kept = RowSource(
-                scope: rows.scope, conditions: rows.conditions + (condition.sql == "1" ? [] : [condition.sql]),
+                scope: rows.scope, conditions: rows.conditions + (condition.sql == "1" ? [] : [spelled(condition)]),
                 element: rows.element, order: rows.order)
             kept.distinct = rows.distinct
             filtered = .rows(kept)
@@ -64,7 +64,7 @@ extension PredicateCompiler {
             inner.variables[variable] = source
             if case .object = source { inner.subject = source }
             let condition = try compile(predicate, inner)
-            var conditions = [condition.sql]
+            var conditions = [spelled(condition)]
             if case .scalar(let scalar) = source, scalar.nullable { conditions.insert("\(scalar.sql) IS NOT NULL", at: 0) }
             if case .object(let object) = source, object.nullable { conditions.insert("\(object.pk) IS NOT NULL", at: 0) }
             filtered = .rows(RowSource(scope: QueryScope(), conditions: conditions, element: source, order: []))
@@ -75,7 +75,7 @@ extension PredicateCompiler {
     }
 
     /// A constant as a shape: objects are values whose keys cannot be followed, as in memory.
-    mutating func lift(_ constant: PredicateValue) -> Shape {
+    package mutating func lift(_ constant: PredicateValue) -> Shape {
         switch constant {
         case .null:
             return .null
@@ -86,12 +86,12 @@ extension PredicateCompiler {
                 pk: bind(.integer(id.primaryKey ?? Int64.max)), entity: bind(.text(id.entityName)), staticEntity: id.entityName,
                 alias: nil, table: nil, scope: nil, nullable: false, constant: id))
         default:
-            return .scalar(ScalarSQL(sql: bind(ValueCodec.encode(constant)), kind: ValueKind(constant)!, nullable: false, constant: constant))
+            return .scalar(ScalarSQL(sql: bind(dialect.encode(constant)), kind: ValueKind(constant)!, nullable: false, constant: constant))
         }
     }
 
     /// The evaluator's `walk`: follows a key path from a shape.
-    mutating func walk(_ start: Shape, _ path: ArraySlice<String>) throws(Unsupported) -> Shape {
+    package mutating func walk(_ start: Shape, _ path: ArraySlice<String>) throws(Unsupported) -> Shape {
         guard let key = path.first else { return start }
         let rest = path.dropFirst()
         if key == "@distinctUnionOfObjects" {
@@ -114,8 +114,10 @@ extension PredicateCompiler {
                 return try walk(.object(destination), rest)
             }
             if key == "self" || key == "SELF" { return try walk(start, rest) }
-            if let column = table.column(key), case .attribute(let type) = column.role {
-                let scalar = ScalarSQL(sql: "\(alias).\(quoted(key))", kind: ValueKind(type), nullable: true, key: table.comparisonKey(key, alias: alias))
+            if let type = table.attributeType(key) {
+                let scalar = ScalarSQL(
+                    sql: dialect.attribute("\(alias).\(dialect.quote(key))", type: type), kind: ValueKind(type), nullable: true,
+                    key: table.comparisonKey(key, alias: alias))
                 return try walk(.scalar(scalar), rest)
             }
             return .null
@@ -128,7 +130,7 @@ extension PredicateCompiler {
                 // across members too.
                 guard !inner.distinct else { throw Unsupported(reason: "distinct values of each member of a collection") }
                 guard let owner = inner.nullWhenNil else {
-                    let leftover = rows.scope.absorb(inner.scope, on: inner.conditions)
+                    let leftover = rows.scope.absorb(inner.scope, on: inner.conditions, always: dialect.boolean(true))
                     try checkTables(rows.scope)
                     return .rows(RowSource(
                         scope: rows.scope, conditions: rows.conditions + leftover, element: inner.element, order: rows.order + inner.order,
@@ -139,7 +141,7 @@ extension PredicateCompiler {
                 guard !rows.scope.isEmpty, let presence = inner.presence else {
                     throw Unsupported(reason: "a collection through a nil-able relationship of a single value")
                 }
-                _ = rows.scope.absorb(inner.scope, on: inner.conditions, outer: true)
+                _ = rows.scope.absorb(inner.scope, on: inner.conditions, outer: true, always: dialect.boolean(true))
                 try checkTables(rows.scope)
                 var element = inner.element
                 if case .object(var object) = element {
@@ -171,7 +173,7 @@ extension PredicateCompiler {
     }
 
     /// The relationship `key` of some entity of a table's hierarchy, and that entity.
-    func relationship(_ key: String, in table: TableLayout) -> (String, RelationshipDescription)? {
+    package func relationship(_ key: String, in table: any SQLQueryTable) -> (String, RelationshipDescription)? {
         for name in table.entityNames {
             if let relationship = layout.schema.entity(named: name)?.relationship(named: key) { return (name, relationship) }
         }
@@ -180,54 +182,54 @@ extension PredicateCompiler {
 
     /// The destination of a to-one relationship: a LEFT JOIN, so that nil and dangling
     /// references both read as no object, as in memory.
-    mutating func toOne(_ object: ObjectSQL, alias: String, scope: QueryScope, _ relationship: RelationshipDescription) -> ObjectSQL {
+    package mutating func toOne(_ object: ObjectSQL, alias: String, scope: QueryScope, _ relationship: RelationshipDescription) -> ObjectSQL {
         let root = layout.schema.entity(named: relationship.destination)?.rootName ?? relationship.destination
-        let table = layout.table(forRoot: root)!
+        let table = layout.queryTable(forRoot: root)!
         let key = "\(alias).\(relationship.name)"
         let joined: String
         if let existing = scope.joinAlias(key) {
             joined = existing
         } else {
             joined = self.alias("j")
-            scope.addJoin(key: key, table: "\(quoted(root)) AS \(joined)", alias: joined, on: "\(joined).\"_pk\" = \(alias).\(quoted(relationship.name))")
+            scope.addJoin(key: key, table: "\(dialect.quote(root)) AS \(joined)", alias: joined, on: "\(joined).\"_pk\" = \(alias).\(dialect.quote(relationship.name))")
         }
         return ObjectSQL(
-            pk: "\(joined).\"_pk\"", entity: table.hasEntityColumn ? "\(joined).\"_entity\"" : literal(root),
+            pk: "\(joined).\"_pk\"", entity: table.hasEntityColumn ? "\(joined).\"_entity\"" : dialect.literal(root),
             staticEntity: table.hasEntityColumn ? nil : root, alias: joined, table: table, scope: scope.resolved,
             nullable: true, constant: nil)
     }
 
     /// The members of a to-many relationship of an object, as rows of a correlated subquery.
-    mutating func members(of object: ObjectSQL, owner: String, _ relationship: RelationshipDescription) throws(Unsupported) -> RowSource {
-        guard let storage = layout.entities[owner]?.toMany[relationship.name] else {
+    package mutating func members(of object: ObjectSQL, owner: String, _ relationship: RelationshipDescription) throws(Unsupported) -> RowSource {
+        guard let storage = layout.toManyStorage(of: owner, relationship.name) else {
             throw Unsupported(reason: "the relationship \(owner).\(relationship.name) has no storage in this store")
         }
         switch storage {
         case .foreignKey(let tableName, let column, let orderColumn, let filter):
-            let table = layout.table(forRoot: tableName)!
+            let table = layout.queryTable(forRoot: tableName)!
             let member = alias("m")
-            let scope = QueryScope(table: "\(quoted(tableName)) AS \(member)")
-            var conditions = ["\(member).\(quoted(column)) = \(object.pk)"]
+            let scope = QueryScope(table: "\(dialect.quote(tableName)) AS \(member)")
+            var conditions = ["\(member).\(dialect.quote(column)) = \(object.pk)"]
             if let filter {
                 var names: [String] = []
                 for name in filter { names.append(bind(.text(name))) }
                 conditions.append("\(member).\"_entity\" IN (\(names.joined(separator: ", ")))")
             }
             var order = ["\(member).\"_pk\""]
-            if let orderColumn { order.insert("\(member).\(quoted(orderColumn))", at: 0) }
+            if let orderColumn { order.insert("\(member).\(dialect.quote(orderColumn))", at: 0) }
             return RowSource(
                 scope: scope, conditions: conditions, element: .object(subject(table: table, alias: member, scope: scope)), order: order,
                 nullWhenNil: object.nullable ? object.pk : nil, presence: "\(member).\"_pk\"")
         case .joinTable(let tableName, let own, let other, let orderColumn, let otherRoot):
-            let table = layout.table(forRoot: otherRoot)!
+            let table = layout.queryTable(forRoot: otherRoot)!
             let link = alias("l")
             let member = alias("m")
-            let scope = QueryScope(table: "\(quoted(tableName)) AS \(link)")
-            _ = scope.absorb(QueryScope(table: "\(quoted(otherRoot)) AS \(member)"), on: ["\(member).\"_pk\" = \(link).\(quoted(other))"])
-            var order = ["\(link).\(quoted(other))"]
-            if let orderColumn { order.insert("\(link).\(quoted(orderColumn))", at: 0) }
+            let scope = QueryScope(table: "\(dialect.quote(tableName)) AS \(link)")
+            _ = scope.absorb(QueryScope(table: "\(dialect.quote(otherRoot)) AS \(member)"), on: ["\(member).\"_pk\" = \(link).\(dialect.quote(other))"], always: dialect.boolean(true))
+            var order = ["\(link).\(dialect.quote(other))"]
+            if let orderColumn { order.insert("\(link).\(dialect.quote(orderColumn))", at: 0) }
             return RowSource(
-                scope: scope, conditions: ["\(link).\(quoted(own)) = \(object.pk)"],
+                scope: scope, conditions: ["\(link).\(dialect.quote(own)) = \(object.pk)"],
                 element: .object(subject(table: table, alias: member, scope: scope)), order: order,
                 nullWhenNil: object.nullable ? object.pk : nil, presence: "\(member).\"_pk\"")
         }
@@ -235,7 +237,7 @@ extension PredicateCompiler {
 
     /// The evaluator's `aggregate`: `@count`, `@sum`, `@avg`, `@min`, `@max` of the elements of
     /// `start`, each followed by `rest` (for all but `@count`).
-    mutating func aggregate(_ key: String, _ start: Shape, _ rest: ArraySlice<String>) throws(Unsupported) -> Shape {
+    package mutating func aggregate(_ key: String, _ start: Shape, _ rest: ArraySlice<String>) throws(Unsupported) -> Shape {
         var distinct = false
         if case .rows(let rows) = start, rows.distinct {
             guard rest.isEmpty else { throw Unsupported(reason: "\(key) of a key path of distinct values") }
@@ -249,11 +251,11 @@ extension PredicateCompiler {
                 count = ScalarSQL(sql: "0", kind: .integer, nullable: false, constant: .integer(0))
             case .scalar(let scalar):
                 count = scalar.nullable
-                    ? ScalarSQL(sql: "(\(scalar.sql) IS NOT NULL)", kind: .integer, nullable: false)
+                    ? ScalarSQL(sql: dialect.integer(ofCondition: "(\(scalar.sql) IS NOT NULL)"), kind: .integer, nullable: false)
                     : ScalarSQL(sql: "1", kind: .integer, nullable: false, constant: .integer(1))
             case .object(let object):
                 count = object.nullable
-                    ? ScalarSQL(sql: "(\(object.pk) IS NOT NULL)", kind: .integer, nullable: false)
+                    ? ScalarSQL(sql: dialect.integer(ofCondition: "(\(object.pk) IS NOT NULL)"), kind: .integer, nullable: false)
                     : ScalarSQL(sql: "1", kind: .integer, nullable: false, constant: .integer(1))
             case .rows(let rows):
                 if let owner = rows.nullWhenNil {
@@ -266,12 +268,13 @@ extension PredicateCompiler {
             }
             return try walk(.scalar(count), rest)
         }
-        guard let operation = SQLFunctions.Aggregate(key) else { return .null }
+        guard let operation = SQLAggregate(key) else { return .null }
         let empty: Shape = operation == .sum
             ? .scalar(ScalarSQL(sql: "0", kind: .integer, nullable: false, constant: .integer(0)))
             : .null
-        func call(_ kind: ValueKind, _ value: String) -> String {
-            "strata_aggregate(\(operation.rawValue + (distinct ? SQLFunctions.distinctFlag : 0)), \(kind.rawValue), \(value))"
+        let dialect = self.dialect
+        func call(_ kind: ValueKind, _ value: String) throws(Unsupported) -> String {
+            try dialect.applicationFunction("strata_aggregate", "\(operation.rawValue + (distinct ? SQLAggregate.distinctFlag : 0)), \(kind.rawValue), \(value)")
         }
         func result(_ sql: String, _ element: ValueKind) -> Shape {
             switch operation {
@@ -293,9 +296,9 @@ extension PredicateCompiler {
             // query's, which a WHERE may not hold. (A group's own aggregate in a HAVING keeps
             // the direct form, where it is the outer query's by design.)
             if Self.aggregatesOuterRows(element.sql) {
-                return result("(SELECT \(call(element.kind, element.sql)))", element.kind)
+                return result("(SELECT \(try call(element.kind, element.sql)))", element.kind)
             }
-            return result("(SELECT \(call(element.kind, "v")) FROM (SELECT \(element.sql) AS v))", element.kind)
+            return result("(SELECT \(try call(element.kind, "v")) FROM (SELECT \(element.sql) AS v)\(dialect.derivedTableAlias))", element.kind)
         case .rows(let rows):
             guard case .scalar(let element) = try walk(rows.element, rest) else {
                 guard let owner = rows.nullWhenNil, case .scalar(var zero) = empty else { return empty }
@@ -305,7 +308,8 @@ extension PredicateCompiler {
                 return .scalar(zero)
             }
             let ordered = rows.order.isEmpty ? "" : " ORDER BY " + rows.order.joined(separator: ", ")
-            let aggregated = result("(SELECT \(call(element.kind, "v")) FROM (SELECT \(element.sql) AS v\(rows.body())\(ordered)))", element.kind)
+            let aggregated = result(
+                "(SELECT \(try call(element.kind, "v")) FROM (SELECT \(element.sql) AS v\(rows.body())\(ordered))\(dialect.derivedTableAlias))", element.kind)
             guard let owner = rows.nullWhenNil, case .scalar(var scalar) = aggregated else { return aggregated }
             scalar.sql = "CASE WHEN \(owner) IS NULL THEN NULL ELSE \(scalar.sql) END"
             scalar.nullable = true
@@ -317,15 +321,15 @@ extension PredicateCompiler {
 
     /// `@count` of distinct rows: their distinct values, counted in Swift.
     private mutating func countDistinct(_ rows: RowSource) throws(Unsupported) -> Shape {
-        let code = SQLFunctions.Aggregate.count.rawValue + SQLFunctions.distinctFlag
-        let count = "coalesce((SELECT strata_aggregate(\(code), \(Self.valueOf(rows.element)))\(rows.body())), 0)"
+        let code = SQLAggregate.count.rawValue + SQLAggregate.distinctFlag
+        let count = "coalesce((SELECT \(try dialect.applicationFunction("strata_aggregate", "\(code), \(Self.valueOf(rows.element))"))\(rows.body())), 0)"
         guard let owner = rows.nullWhenNil else { return .scalar(ScalarSQL(sql: count, kind: .integer, nullable: false)) }
         return .scalar(ScalarSQL(sql: "CASE WHEN \(owner) IS NULL THEN NULL ELSE \(count) END", kind: .integer, nullable: true))
     }
 
     /// Whether SQL calls an aggregate function outside the subqueries it holds (those
     /// aggregate their own rows): `count(*)` of a group does, `(SELECT count(*) FROM …)` does not.
-    static func aggregatesOuterRows(_ sql: String) -> Bool {
+    package static func aggregatesOuterRows(_ sql: String) -> Bool {
         let bytes = Array(sql.utf8)
         var outside: [UInt8] = []
         var index = 0
@@ -350,7 +354,7 @@ extension PredicateCompiler {
     /// An aggregate of an array's members (each followed by `rest`): the non-nil values among
     /// them, as rows of a `UNION ALL` with their kinds, since members may be of different kinds.
     private mutating func listAggregate(
-        _ operation: SQLFunctions.Aggregate, _ members: [Shape], _ rest: ArraySlice<String>, empty: Shape
+        _ operation: SQLAggregate, _ members: [Shape], _ rest: ArraySlice<String>, empty: Shape
     ) throws(Unsupported) -> Shape {
         var selects: [String] = []
         var constants: [PredicateValue] = []
@@ -371,7 +375,7 @@ extension PredicateCompiler {
             let value = AggregateSemantics.compute(operation, constants, distinct: false)
             return operation == .sum || value != .null ? lift(value) : .null
         }
-        let sql = "(SELECT strata_aggregate(\(operation.rawValue), k, v) FROM (\(selects.joined(separator: " UNION ALL "))))"
+        let sql = "(SELECT \(try dialect.applicationFunction("strata_aggregate", "\(operation.rawValue), k, v")) FROM (\(selects.joined(separator: " UNION ALL ")))\(dialect.derivedTableAlias))"
         switch operation {
         case .sum: return .scalar(ScalarSQL(sql: "coalesce(\(sql), 0)", kind: .number, nullable: false))
         case .stddev: return .scalar(ScalarSQL(sql: sql, kind: .double, nullable: true))

@@ -1,15 +1,21 @@
-internal import Strata
+package import Strata
 
 /// A dictionary fetch of one table as one SELECT, and how to read each column of its rows.
-struct CompiledDictionaryFetch {
-    var sql: String
-    var arguments: [SQLValue]
+package struct CompiledDictionaryFetch {
+    package var sql: String
+    package var arguments: [SQLValue]
     /// How each column of the plan (in order) is read from a row.
-    var readers: [ColumnReader]
+    package var readers: [ColumnReader]
+
+    package init(sql: String, arguments: [SQLValue], readers: [ColumnReader]) {
+        self.sql = sql
+        self.arguments = arguments
+        self.readers = readers
+    }
 }
 
 /// Where a column's value is in a row, and what it is.
-enum ColumnReader {
+package enum ColumnReader {
     /// A value stored as `kind`, of a column whose values have `type`.
     case value(index: Int32, kind: ValueKind, type: AttributeType?)
     /// An object: its key, and its entity name (a column, or known when nil).
@@ -29,10 +35,10 @@ extension PredicateCompiler {
     ///   order by the sort descriptors, then the group keys.
     /// - Distinct: the rows above numbered in their order (`ROW_NUMBER()`), grouped by every
     ///   column and ordered by the first number of each group.
-    mutating func dictionaries(table: TableLayout, entityNames: [String], request: StoreDictionaryRequest) throws(Unsupported) -> CompiledDictionaryFetch {
+    package mutating func dictionaries(table: any SQLQueryTable, entityNames: [String], request: StoreDictionaryRequest) throws(Unsupported) -> CompiledDictionaryFetch {
         let plan = request.plan
         let fetch = request.fetch
-        let scope = QueryScope(table: "\(quoted(table.name)) AS t")
+        let scope = QueryScope(table: "\(dialect.quote(table.name)) AS t")
         let subject = Shape.object(self.subject(table: table, alias: "t", scope: scope))
         let conditions = try conditions(table: table, entityNames: entityNames, predicate: fetch.predicate, subject: subject)
         var select: [String] = []
@@ -56,12 +62,12 @@ extension PredicateCompiler {
             }
             for key in plan.groupKeys {
                 let shape = try value(key.value, subject)
-                groupBy.append(groupTerm(shape))
-                order += orderTerms(of: shape, FetchSortDescriptor(""))
+                groupBy.append(try groupTerm(shape))
+                order += try orderTerms(of: shape, FetchSortDescriptor(""))
             }
             var sorted: [String] = []
             for (descriptor, position) in zip(fetch.sortDescriptors, plan.sortPositions) {
-                sorted += orderTerms(of: shapes[position], descriptor)
+                sorted += try orderTerms(of: shapes[position], descriptor)
             }
             order = sorted + order
             if let predicate = plan.having {
@@ -89,11 +95,11 @@ extension PredicateCompiler {
         }
         let numbered = "SELECT \(columns), ROW_NUMBER() OVER (\(orderBy.dropFirst())) AS \"_rn\"\(body)"
         var distinctKeys: [String] = []
-        for reader in readers { distinctKeys += Self.distinctTerms(reader) }
+        for reader in readers { distinctKeys += try distinctTerms(reader) }
         let outer = (0..<select.count).map { "\"c\($0)\"" }.joined(separator: ", ")
         let grouped = distinctKeys.isEmpty ? "" : " GROUP BY " + distinctKeys.joined(separator: ", ")
         return CompiledDictionaryFetch(
-            sql: "SELECT \(outer), min(\"_rn\") FROM (\(numbered))\(grouped) ORDER BY min(\"_rn\")\(window)",
+            sql: "SELECT \(outer), min(\"_rn\") FROM (\(numbered))\(dialect.derivedTableAlias)\(grouped) ORDER BY min(\"_rn\")\(window)",
             arguments: arguments, readers: readers)
     }
 
@@ -131,14 +137,14 @@ extension PredicateCompiler {
                 case .rows, .list: throw Unsupported(reason: "@count of several values per object")
                 }
             }
-            guard let operation = SQLFunctions.Aggregate(function.rawValue) else { throw Unsupported(reason: "the aggregate \(function.rawValue)") }
+            guard let operation = SQLAggregate(function.rawValue) else { throw Unsupported(reason: "the aggregate \(function.rawValue)") }
             let scalar: ScalarSQL
             switch element {
             case .scalar(let found): scalar = found
             case .null: scalar = ScalarSQL(sql: "NULL", kind: .integer, nullable: true)
             default: throw Unsupported(reason: "\(function.rawValue) of several values per object")
             }
-            let call = "strata_aggregate(\(operation.rawValue), \(scalar.kind.rawValue), \(scalar.sql))"
+            let call = try dialect.applicationFunction("strata_aggregate", "\(operation.rawValue), \(scalar.kind.rawValue), \(scalar.sql)")
             switch operation {
             case .sum: return .scalar(ScalarSQL(sql: "coalesce(\(call), 0)", kind: .number, nullable: false))
             // A number: the average of decimals is a decimal (exact), of other numbers a double.
@@ -212,14 +218,14 @@ extension PredicateCompiler {
     }
 
     /// The GROUP BY term of a group key: equal exactly when the evaluator finds the values equal.
-    private func groupTerm(_ shape: Shape) -> String {
+    private func groupTerm(_ shape: Shape) throws(Unsupported) -> String {
         switch shape {
         case .scalar(let scalar):
             switch scalar.kind {
-            case .string, .uri: return scalar.key ?? "\(scalar.sql) COLLATE \(SQLFunctions.collation)"
-            case .decimal: return scalar.key ?? "\(scalar.sql) COLLATE \(SQLFunctions.decimalCollation)"
+            case .string, .uri: return try keyed(scalar, .strings, "")
+            case .decimal: return try keyed(scalar, .decimals, "")
             case .integer, .bool, .double, .date, .binary, .uuid: return scalar.sql
-            case .number, .object: return "strata_key(\(scalar.kind.rawValue), \(scalar.sql)) COLLATE \(SQLFunctions.valueCollation)"
+            case .number, .object: return try valueKey(scalar.kind, scalar.sql)
             }
         case .object(let object):
             return object.pk
@@ -229,15 +235,15 @@ extension PredicateCompiler {
     }
 
     /// The GROUP BY terms over the selected columns that make equal rows one (distinct).
-    private static func distinctTerms(_ reader: ColumnReader) -> [String] {
+    private func distinctTerms(_ reader: ColumnReader) throws(Unsupported) -> [String] {
         switch reader {
         case .value(let index, let kind, _):
             let column = "\"c\(index)\""
             switch kind {
-            case .string, .uri: return ["\(column) COLLATE \(SQLFunctions.collation)"]
-            case .decimal: return ["\(column) COLLATE \(SQLFunctions.decimalCollation)"]
+            case .string, .uri: return ["\(column)\(try dialect.collation(.strings))"]
+            case .decimal: return ["\(column)\(try dialect.collation(.decimals))"]
             case .integer, .bool, .double, .date, .binary, .uuid: return [column]
-            case .number, .object: return ["strata_key(\(kind.rawValue), \(column)) COLLATE \(SQLFunctions.valueCollation)"]
+            case .number, .object: return [try valueKey(kind, column)]
             }
         case .object(let pk, let entity, _):
             return ["\"c\(pk)\""] + (entity.map { ["\"c\($0)\""] } ?? [])
@@ -246,7 +252,7 @@ extension PredicateCompiler {
 
     /// The having predicate with each name replaced by the variable the compiler binds to its
     /// column (`\u{1}` and its position among the named values).
-    static func bindColumns(_ predicate: FetchPredicate, _ names: [String]) throws(Unsupported) -> FetchPredicate {
+    package static func bindColumns(_ predicate: FetchPredicate, _ names: [String]) throws(Unsupported) -> FetchPredicate {
         do {
             return try DictionaryPlan.substitute(predicate, depth: 0) { (name) throws(StrataError) in
                 guard let index = names.firstIndex(of: name) else { throw StrataError(.invalidPredicate, name) }
@@ -255,5 +261,11 @@ extension PredicateCompiler {
         } catch {
             throw Unsupported(reason: "a having predicate: \(error.message)")
         }
+    }
+
+    /// A value of mixed kinds (`strata_key`) with the collation that orders and groups it by
+    /// the value it stands for.
+    private func valueKey(_ kind: ValueKind, _ sql: String) throws(Unsupported) -> String {
+        try dialect.applicationFunction("strata_key", "\(kind.rawValue), \(sql)") + (try dialect.collation(.values))
     }
 }
