@@ -54,7 +54,7 @@ public struct PostgresLocation: Sendable, Hashable {
             switch item.name {
             case "schema":
                 guard let value = item.value, Self.isValidSchemaName(value) else {
-                    throw StrataError(.invalidConfiguration, "'schema=\(item.value ?? "")' in '\(Self.redacted(url))' is not a schema name: use 1 to 63 letters, digits and underscores, not starting with a digit or 'pg_'")
+                    throw StrataError(.invalidConfiguration, "'schema=\(item.value ?? "")' in '\(Self.redacted(url))' is not a schema name: use 1 to 56 letters, digits and underscores, not starting with a digit or 'pg_'")
                 }
                 schema = value
             case "poolSize":
@@ -85,8 +85,13 @@ public struct PostgresLocation: Sendable, Hashable {
         self.conninfo = conninfo
     }
 
-    /// The channel saves notify (`LISTEN`): `strata.<schema>`.
+    /// The channel saves notify (`LISTEN`): `strata.<schema>`, at most 63 bytes (PostgreSQL
+    /// refuses a longer channel name), hence schema names of at most 56.
     var channel: String { "strata.\(schema)" }
+
+    /// The key (`hashtext`) of the store's advisory lock: taken exclusively by whoever creates
+    /// or migrates the store, shared by every write.
+    var advisoryLockKey: String { "strata:" + schema }
 
     /// The URL for errors and logs: without its password.
     public var description: String { Self.redacted(url) }
@@ -105,10 +110,11 @@ public struct PostgresLocation: Sendable, Hashable {
         return components.string ?? url.absoluteString
     }
 
-    /// Letters, digits and underscores, 1 to 63 bytes (PostgreSQL's identifier length), not a
-    /// digit first and not `pg_` (reserved for the system's schemas).
+    /// Letters, digits and underscores, 1 to 56 bytes (PostgreSQL's identifiers have at most
+    /// 63, and the store's notification channel, `strata.<schema>`, is one), not a digit first
+    /// and not `pg_` (reserved for the system's schemas).
     static func isValidSchemaName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, name.utf8.count <= 63,
+        guard let first = name.unicodeScalars.first, name.utf8.count <= 56,
               !CharacterSet.decimalDigits.contains(first), !name.lowercased().hasPrefix("pg_") else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
     }

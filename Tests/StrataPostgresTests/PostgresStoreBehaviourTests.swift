@@ -209,6 +209,49 @@ import Testing
         #expect(try place.column("SELECT count(*) FROM \"Maker\"") == ["0"])
     }
 
+    /// A connection that breaks during COMMIT leaves the outcome unknown: the error says so,
+    /// nothing is retried, and the store saves again on a new connection.
+    @Test func aConnectionLostDuringCommitIsReportedAsAnUnknownOutcome() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let (url, applicationName) = place.url(applicationName: "commit")
+        let store = try PostgresStore(location: PostgresLocation(url), schema: try Models.shop())
+        let key = try store.allocatePrimaryKeys(rootEntity: "Maker", count: 1)[0]
+        let id = ObjectID(entityName: "Maker", storeIdentifier: store.storeIdentifier, primaryKey: key)
+        let changes = StoreChangeset(inserted: [StoreRecord(objectID: id, attributes: ["name": .string("m")])])
+        let error = #expect(throws: StrataError.self) {
+            try store.save(changes) { () throws(StrataError) in
+                // The session ends (waiting until it has) just before the COMMIT is sent.
+                _ = try? place.column("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE application_name = '\(applicationName)'")
+            }
+        }
+        #expect(error?.code == .storeIO)
+        #expect(error?.message.contains("broke during COMMIT") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("whether the save was committed is unknown, and it was not retried") == true)
+        // Here the server had not committed; the next save runs on a new connection.
+        #expect(try place.column("SELECT count(*) FROM \"Maker\"") == ["0"])
+        _ = try store.save(changes)
+        #expect(try store.records(for: [id])[id]?.attributes["name"] == .string("m"))
+    }
+
+    /// A schema name takes at most 56 bytes: the store's notification channel
+    /// (`strata.<schema>`) must fit PostgreSQL's 63.
+    @Test func theLongestSchemaNameSaves() throws {
+        let base = try TestServer.url()
+        let name = "t_" + String(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)) + String(repeating: "s", count: 34)
+        #expect(name.utf8.count == 56)
+        let url = URL(string: base + (base.contains("?") ? "&" : "?") + "schema=\(name)")!
+        defer { try? PostgresStoreFactory().destroyStore(at: url) }
+        let store = try PostgresStore(location: PostgresLocation(url), schema: try Models.shop())
+        let key = try store.allocatePrimaryKeys(rootEntity: "Maker", count: 1)[0]
+        let id = ObjectID(entityName: "Maker", storeIdentifier: store.storeIdentifier, primaryKey: key)
+        _ = try store.save(StoreChangeset(inserted: [StoreRecord(objectID: id, attributes: ["name": .string("m")])]))
+        #expect(try store.records(for: [id]).keys.sorted() == [id])
+        let error = #expect(throws: StrataError.self) { _ = try PostgresLocation(URL(string: base + (base.contains("?") ? "&" : "?") + "schema=\(name)x")!) }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.message.contains("use 1 to 56 letters") == true)
+    }
+
     @Test func aReferenceToAnObjectAnotherSaveDeletedFailsTheSave() throws {
         let place = try TestSchema()
         defer { place.drop() }

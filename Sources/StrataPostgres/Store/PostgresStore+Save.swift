@@ -30,16 +30,17 @@ extension PostgresStore {
                 var committing = false
                 do throws(StrataError) {
                     try connection.run("BEGIN ISOLATION LEVEL READ COMMITTED")
-                    let versions = try apply(changes, connection)
+                    let (versions, history) = try apply(changes, connection)
                     do throws(PGError) {
                         try connection.query("SET CONSTRAINTS ALL IMMEDIATE")
                     } catch {
                         guard error.state == PGError.uniqueViolation else { throw error.strataError(location: location.description) }
                         throw uniquenessError(changes, connection)
                     }
+                    try recordHistory(history, connection)
                     committing = true
                     try beforeCommit()
-                    try connection.run("COMMIT")
+                    try commit(connection)
                     return StoreSaveResult(versions: versions)
                 } catch {
                     if connection.isInTransaction { _ = try? connection.query("ROLLBACK") }
@@ -53,6 +54,24 @@ extension PostgresStore {
         }
     }
 
+    /// Commits the save's transaction. When the connection breaks during `COMMIT` (the server
+    /// restarted, the network failed, an operator ended the session) the client cannot know
+    /// whether the server committed: the error says so and nothing is retried, since saving the
+    /// changeset again could apply it twice.
+    private func commit(_ connection: PGConnection) throws(StrataError) {
+        do throws(PGError) {
+            try connection.query("COMMIT")
+        } catch {
+            guard connection.isHealthy else {
+                throw StrataError(
+                    .storeIO,
+                    "the connection to PostgreSQL broke during COMMIT (\(error.message)): whether the save was committed is unknown, and it was not retried. Fetch the objects again before saving them again",
+                    file: location.description)
+            }
+            throw error.strataError(location: location.description)
+        }
+    }
+
     /// The error of a save a uniqueness constraint refused, listing the objects (read after
     /// the failed transaction is rolled back).
     private func uniquenessError(_ changes: StoreChangeset, _ connection: PGConnection) -> StrataError {
@@ -62,9 +81,17 @@ extension PostgresStore {
             failures: uniquenessViolations(changes), file: location.description)
     }
 
-    /// Writes a changeset inside the open transaction and returns the new versions; throws on
-    /// the first problem (the caller rolls back).
-    func apply(_ changes: StoreChangeset, _ connection: PGConnection, recordsHistory: Bool = true) throws(StrataError) -> [ObjectID: Int64] {
+    /// What a save changed, as its `strata_history` row keeps it (`Entity/key`).
+    struct History {
+        var inserted: [String] = []
+        var updated: [String] = []
+        var deleted: [String] = []
+    }
+
+    /// Writes a changeset inside the open transaction and returns the new versions and what
+    /// the save changed (for ``recordHistory(_:_:)``); throws on the first problem (the caller
+    /// rolls back).
+    func apply(_ changes: StoreChangeset, _ connection: PGConnection) throws(StrataError) -> (versions: [ObjectID: Int64], history: History) {
         try checkIdentity(connection)
         let checking = !changes.overwritesConflicts && !changes.restoresVersions
         var conflicts: [ValidationFailure] = []
@@ -178,26 +205,32 @@ extension PostgresStore {
         let stillReferred = try references(toDeleted: deleted, connection)
         if !stillReferred.isEmpty { throw StrataError.referencesToDeleted(stillReferred, in: location.description) }
 
-        // What the save changed, for other processes (PostgresChangeObserver); the notification
-        // is delivered when the transaction commits, and never when it rolls back.
-        if recordsHistory {
-            try recordHistory(inserted: inserted.map(\.record.objectID), updated: written.map(\.record.objectID), deleted: deleted, connection)
-        }
-
         for (root, key) in highestKeys.sorted(by: { $0.key < $1.key }) {
             try connection.run(
                 "INSERT INTO \"strata_keys\" (\"entity\", \"last\") VALUES ($1, $2::bigint) ON CONFLICT (\"entity\") DO UPDATE SET \"last\" = greatest(\"strata_keys\".\"last\", excluded.\"last\")",
                 [root, String(key)])
         }
-        return versions
+        let history = History(
+            inserted: inserted.map { PostgresRemoteChanges.text($0.record.objectID) },
+            updated: written.map { PostgresRemoteChanges.text($0.record.objectID) },
+            deleted: deleted.map { "\($0.entity.description.name)/\($0.key)" })
+        return (versions, history)
     }
 
-    /// A `strata_history` row for a save, and the notification of the store's channel.
-    private func recordHistory(inserted: [ObjectID], updated: [ObjectID], deleted: [(entity: PostgresLayout.Entity, key: Int64)], _ connection: PGConnection) throws(StrataError) {
+    /// A `strata_history` row for a save, and the notification of the store's channel (sent
+    /// when the transaction commits, never when it rolls back): the save's last statements.
+    ///
+    /// History rows must become visible in the order of their IDs, or an observer that has read
+    /// up to a row misses an earlier one committed after it (IDs come from a sequence when the
+    /// row is inserted, commits come later, in any order). So the row is written under a lock
+    /// on the table, held until the transaction ends: saves of one store take their IDs and
+    /// commit one after the other (PostgreSQL serialises commits that notify anyway). Readers
+    /// of the table are not held up.
+    func recordHistory(_ history: History, _ connection: PGConnection) throws(StrataError) {
+        try connection.run("LOCK TABLE \"strata_history\" IN SHARE ROW EXCLUSIVE MODE")
         try connection.run(
             "INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])",
-            [instanceIdentifier, Self.array(inserted.map(PostgresRemoteChanges.text)), Self.array(updated.map(PostgresRemoteChanges.text)),
-             Self.array(deleted.map { "\($0.entity.description.name)/\($0.key)" })])
+            [instanceIdentifier, Self.array(history.inserted), Self.array(history.updated), Self.array(history.deleted)])
         try connection.run("SELECT pg_notify($1, $2)", [location.channel, instanceIdentifier])
     }
 
