@@ -343,4 +343,37 @@ import Testing
         try context.save()
         #expect(try place.column("SELECT count(*) FROM \"Product\"") == ["5"])
     }
+
+    /// Two processes saving canonically equivalent values at once: the coordinators' checks
+    /// before the saves see neither, so the server's constraint must tell them equal.
+    @Test(arguments: ["Product", "Bundle"])
+    func canonicallyEquivalentStringsSavedAtOnceCollide(_ entity: String) throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let schema = try Models.shop()
+        let first = try place.store(schema)
+        let (secondURL, secondName) = place.url(applicationName: "second")
+        let second = try PostgresStore(location: PostgresLocation(secondURL), schema: schema)
+        func insert(_ sku: String, _ store: PostgresStore) throws -> StoreChangeset {
+            let key = try store.allocatePrimaryKeys(rootEntity: "Product", count: 1)[0]
+            return StoreChangeset(inserted: [StoreRecord(objectID: ObjectID(entityName: entity, storeIdentifier: store.storeIdentifier, primaryKey: key), attributes: ["sku": .string(sku)])])
+        }
+        let composed = try insert("Caf\u{E9}", first)
+        let decomposed = try insert("Cafe\u{301}", second)
+        let outcome = Locked<StrataError??>(nil)
+        _ = try first.save(composed) { () throws(StrataError) in
+            Thread {
+                do throws(StrataError) {
+                    _ = try second.save(decomposed)
+                    outcome.withLock { $0 = .some(nil) }
+                } catch {
+                    outcome.withLock { $0 = .some(error) }
+                }
+            }.start()
+            waitUntil { outcome.withLock { $0 != nil } || place.waitsForALock(secondName) }
+        }
+        waitUntil { outcome.withLock { $0 != nil } }
+        #expect(outcome.withLock { $0??.code } == .validationFailed)
+        #expect(try place.column("SELECT count(*) FROM \"Product\"") == ["1"])
+    }
 }

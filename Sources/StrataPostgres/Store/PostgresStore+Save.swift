@@ -34,7 +34,7 @@ extension PostgresStore {
                     do throws(PGError) {
                         try connection.query("SET CONSTRAINTS ALL IMMEDIATE")
                     } catch {
-                        guard error.state == PGError.uniqueViolation else { throw error.strataError(location: location.description) }
+                        guard error.state == PGError.exclusionViolation || error.state == PGError.uniqueViolation else { throw error.strataError(location: location.description) }
                         throw uniquenessError(changes, connection)
                     }
                     try recordHistory(history, connection)
