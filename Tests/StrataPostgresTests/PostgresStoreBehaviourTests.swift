@@ -344,6 +344,35 @@ import Testing
         #expect(try place.column("SELECT count(*) FROM \"Product\"") == ["5"])
     }
 
+    /// A subentity's own constraint is deferred like a root's: two objects swap their values.
+    @Test func aSubentitysConstraintLetsTwoObjectsSwapTheirValues() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let schema = try Models.schema("""
+            { "name": "Zoo", "entities": [
+              { "name": "Animal", "attributes": [ { "name": "tag", "type": "string", "optional": true } ] },
+              { "name": "Dog", "parent": "Animal", "uniquenessConstraints": [["tag"]] } ] }
+            """)
+        let store = try place.store(schema)
+        let ids = try store.allocatePrimaryKeys(rootEntity: "Animal", count: 4).map { ObjectID(entityName: "Dog", storeIdentifier: store.storeIdentifier, primaryKey: $0) }
+        func insert(_ index: Int, _ tag: String) throws(StrataError) {
+            _ = try store.save(StoreChangeset(inserted: [StoreRecord(objectID: ids[index], attributes: ["tag": .string(tag)])]))
+        }
+        try insert(0, "a")
+        try insert(1, "b")
+        var swap = StoreChangeset(updated: [
+            StoreRecord(objectID: ids[0], attributes: ["tag": .string("b")], version: 1), StoreRecord(objectID: ids[1], attributes: ["tag": .string("a")], version: 1),
+        ])
+        swap.overwritesConflicts = false
+        _ = try store.save(swap)
+        #expect(try place.column("SELECT tag FROM \"Animal\" ORDER BY \"_pk\"") == ["b", "a"])
+        // And canonically equivalent values collide in the server's constraint.
+        try insert(2, "a\u{300}")
+        let error = #expect(throws: StrataError.self) { try insert(3, "\u{E0}") }
+        #expect(error?.code == .validationFailed)
+        #expect(try place.column("SELECT count(*) FROM \"Animal\"") == ["3"])
+    }
+
     /// Two processes saving canonically equivalent values at once: the coordinators' checks
     /// before the saves see neither, so the server's constraint must tell them equal.
     @Test(arguments: ["Product", "Bundle"])
