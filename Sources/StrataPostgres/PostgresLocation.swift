@@ -22,7 +22,9 @@ public import Strata
 /// - `statementTimeout`: milliseconds a statement may run before the server cancels it (default
 ///   60000; 0 for none).
 ///
-/// `connect_timeout` defaults to 10 seconds when the URL does not set it.
+/// `connect_timeout` defaults to 10 seconds when the URL does not set it; TCP keepalives to
+/// a probe after 30 idle seconds, every 10, 3 unanswered ending the connection, when the URL
+/// sets none of `keepalives…` (a server that vanished is noticed in about a minute).
 public struct PostgresLocation: Sendable, Hashable {
     /// The URL as given.
     public let url: URL
@@ -73,6 +75,12 @@ public struct PostgresLocation: Sendable, Hashable {
         }
         if !passed.contains(where: { $0.name == "connect_timeout" }) {
             passed.append(URLQueryItem(name: "connect_timeout", value: "10"))
+        }
+        // A server that vanished (network partition, machine lost) is noticed in about a
+        // minute instead of the system's two hours: until then a save would wait for its reply
+        // holding the store's writer connection.
+        if !passed.contains(where: { $0.name.hasPrefix("keepalives") }) {
+            passed += [URLQueryItem(name: "keepalives_idle", value: "30"), URLQueryItem(name: "keepalives_interval", value: "10"), URLQueryItem(name: "keepalives_count", value: "3")]
         }
         components.scheme = "postgresql"
         components.queryItems = passed
