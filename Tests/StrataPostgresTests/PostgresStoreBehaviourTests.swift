@@ -209,8 +209,8 @@ import Testing
         #expect(try place.column("SELECT count(*) FROM \"Maker\"") == ["0"])
     }
 
-    /// A connection that breaks during COMMIT leaves the outcome unknown: the error says so,
-    /// nothing is retried, and the store saves again on a new connection.
+    /// A connection that breaks during COMMIT: the server is asked what became of the save, the
+    /// error says so, nothing is retried, and the store saves again on a new connection.
     @Test func aConnectionLostDuringCommitIsReportedAsAnUnknownOutcome() throws {
         let place = try TestSchema()
         defer { place.drop() }
@@ -227,11 +227,23 @@ import Testing
         }
         #expect(error?.code == .storeIO)
         #expect(error?.message.contains("broke during COMMIT") == true, "\(error?.message ?? "")")
-        #expect(error?.message.contains("whether the save was committed is unknown, and it was not retried") == true)
-        // Here the server had not committed; the next save runs on a new connection.
+        // The server, asked on a new connection, says it rolled the transaction back.
+        #expect(error?.message.contains("the server rolled the save back: nothing was saved") == true)
         #expect(try place.column("SELECT count(*) FROM \"Maker\"") == ["0"])
+        // The next save runs on a new connection.
         _ = try store.save(changes)
         #expect(try store.records(for: [id])[id]?.attributes["name"] == .string("m"))
+        // What the server says of a committed transaction, an aborted one, and one it never had.
+        let other = try PGConnectionPool(location: PostgresLocation(place.url)).connect()
+        func transaction(_ end: String) throws -> Int64 {
+            try other.run("BEGIN")
+            let xid = try #require(try other.run("SELECT txid_current()").int64(0, 0))
+            try other.run(end)
+            return xid
+        }
+        #expect(store.outcome(of: try transaction("COMMIT")) == "committed")
+        #expect(store.outcome(of: try transaction("ROLLBACK")) == "aborted")
+        #expect(store.outcome(of: Int64.max) == nil)
     }
 
     /// A schema name takes at most 56 bytes: the store's notification channel

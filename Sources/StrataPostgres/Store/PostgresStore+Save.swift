@@ -1,4 +1,5 @@
 public import Strata
+internal import Foundation
 internal import StrataSQL
 
 extension PostgresStore {
@@ -19,6 +20,10 @@ extension PostgresStore {
     ///
     /// Uniqueness constraints are checked at the end of the save (deferred constraints), before
     /// `beforeCommit`; a violation fails with `validationFailed` listing the objects.
+    ///
+    /// A connection that breaks during `COMMIT` is never retried: the server is asked what
+    /// became of the transaction (``outcome(of:)``), and when it cannot say, the error says the
+    /// outcome is unknown.
     public func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult {
         guard !changes.isEmpty else {
             try beforeCommit()
@@ -37,10 +42,10 @@ extension PostgresStore {
                         guard error.state == PGError.exclusionViolation || error.state == PGError.uniqueViolation else { throw error.strataError(location: location.description) }
                         throw uniquenessError(changes, connection)
                     }
-                    try recordHistory(history, connection)
+                    let transaction = try recordHistory(history, connection)
                     committing = true
                     try beforeCommit()
-                    try commit(connection)
+                    try commit(connection, transaction: transaction)
                     return StoreSaveResult(versions: versions)
                 } catch {
                     if connection.isInTransaction { _ = try? connection.query("ROLLBACK") }
@@ -55,21 +60,43 @@ extension PostgresStore {
     }
 
     /// Commits the save's transaction. When the connection breaks during `COMMIT` (the server
-    /// restarted, the network failed, an operator ended the session) the client cannot know
-    /// whether the server committed: the error says so and nothing is retried, since saving the
-    /// changeset again could apply it twice.
-    private func commit(_ connection: PGConnection) throws(StrataError) {
+    /// restarted, the network failed, an operator ended the session) the client cannot tell
+    /// whether the server committed, and saving the changeset again could apply it twice; so
+    /// the server is asked, on a new connection, what became of the transaction
+    /// (`txid_status`): committed, the save succeeded; rolled back, it failed and nothing was
+    /// saved; and when the server cannot say (it cannot be reached), the error says the outcome
+    /// is unknown. Nothing is retried.
+    private func commit(_ connection: PGConnection, transaction: Int64?) throws(StrataError) {
         do throws(PGError) {
             try connection.query("COMMIT")
         } catch {
-            guard connection.isHealthy else {
+            guard !connection.isHealthy else { throw error.strataError(location: location.description) }
+            let broke = "the connection to PostgreSQL broke during COMMIT (\(error.message))"
+            switch transaction.flatMap(outcome(of:)) {
+            case "committed":
+                return
+            case "aborted":
+                throw StrataError(.storeIO, "\(broke); the server rolled the save back: nothing was saved", file: location.description)
+            default:
                 throw StrataError(
                     .storeIO,
-                    "the connection to PostgreSQL broke during COMMIT (\(error.message)): whether the save was committed is unknown, and it was not retried. Fetch the objects again before saving them again",
+                    "\(broke), and the server could not be asked since: whether the save was committed is unknown, and it was not retried. Fetch the objects again before saving them again",
                     file: location.description)
             }
-            throw error.strataError(location: location.description)
         }
+    }
+
+    /// What became of a transaction, from a new connection: `committed`, `aborted`, or nil when
+    /// the server cannot be reached or still has it in progress after a few seconds (a
+    /// `COMMIT` under way when the connection broke ends soon).
+    func outcome(of transaction: Int64) -> String? {
+        guard let connection = try? pool.connect() else { return nil }
+        for _ in 0..<50 {
+            guard let status = try? connection.run("SELECT txid_status($1::bigint)", [String(transaction)]).text(0, 0) else { return nil }
+            if status != "in progress" { return status }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return nil
     }
 
     /// The error of a save a uniqueness constraint refused, listing the objects (read after
@@ -226,12 +253,15 @@ extension PostgresStore {
     /// on the table, held until the transaction ends: saves of one store take their IDs and
     /// commit one after the other (PostgreSQL serialises commits that notify anyway). Readers
     /// of the table are not held up.
-    func recordHistory(_ history: History, _ connection: PGConnection) throws(StrataError) {
+    ///
+    /// Returns the transaction's ID (`txid_current()`), for asking the server what became of
+    /// it should the connection break during `COMMIT`.
+    func recordHistory(_ history: History, _ connection: PGConnection) throws(StrataError) -> Int64? {
         try connection.run("LOCK TABLE \"strata_history\" IN SHARE ROW EXCLUSIVE MODE")
         try connection.run(
             "INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])",
             [instanceIdentifier, Self.array(history.inserted), Self.array(history.updated), Self.array(history.deleted)])
-        try connection.run("SELECT pg_notify($1, $2)", [location.channel, instanceIdentifier])
+        return try connection.run("SELECT pg_notify($1, $2), txid_current()", [location.channel, instanceIdentifier]).int64(0, 1)
     }
 
     /// The entity layout and key of an object of this store.
