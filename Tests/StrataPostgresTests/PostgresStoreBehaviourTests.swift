@@ -211,7 +211,7 @@ import Testing
 
     /// A connection that breaks during COMMIT: the server is asked what became of the save, the
     /// error says so, nothing is retried, and the store saves again on a new connection.
-    @Test func aConnectionLostDuringCommitIsReportedAsAnUnknownOutcome() throws {
+    @Test func aConnectionLostDuringCommitAsksTheServerWhatBecameOfTheSave() throws {
         let place = try TestSchema()
         defer { place.drop() }
         let (url, applicationName) = place.url(applicationName: "commit")
