@@ -22,7 +22,9 @@ public import Strata
 /// - `statementTimeout`: milliseconds a statement may run before the server cancels it (default
 ///   60000; 0 for none).
 ///
-/// `connect_timeout` defaults to 10 seconds when the URL does not set it.
+/// `connect_timeout` defaults to 10 seconds when the URL does not set it; TCP keepalives to
+/// a probe after 30 idle seconds, every 10, 3 unanswered ending the connection, when the URL
+/// sets none of `keepalives…` (a server that vanished is noticed in about a minute).
 public struct PostgresLocation: Sendable, Hashable {
     /// The URL as given.
     public let url: URL
@@ -54,7 +56,7 @@ public struct PostgresLocation: Sendable, Hashable {
             switch item.name {
             case "schema":
                 guard let value = item.value, Self.isValidSchemaName(value) else {
-                    throw StrataError(.invalidConfiguration, "'schema=\(item.value ?? "")' in '\(Self.redacted(url))' is not a schema name: use 1 to 63 letters, digits and underscores, not starting with a digit or 'pg_'")
+                    throw StrataError(.invalidConfiguration, "'schema=\(item.value ?? "")' in '\(Self.redacted(url))' is not a schema name: use 1 to 56 letters, digits and underscores, not starting with a digit or 'pg_'")
                 }
                 schema = value
             case "poolSize":
@@ -74,6 +76,12 @@ public struct PostgresLocation: Sendable, Hashable {
         if !passed.contains(where: { $0.name == "connect_timeout" }) {
             passed.append(URLQueryItem(name: "connect_timeout", value: "10"))
         }
+        // A server that vanished (network partition, machine lost) is noticed in about a
+        // minute instead of the system's two hours: until then a save would wait for its reply
+        // holding the store's writer connection.
+        if !passed.contains(where: { $0.name.hasPrefix("keepalives") }) {
+            passed += [URLQueryItem(name: "keepalives_idle", value: "30"), URLQueryItem(name: "keepalives_interval", value: "10"), URLQueryItem(name: "keepalives_count", value: "3")]
+        }
         components.scheme = "postgresql"
         components.queryItems = passed
         guard let conninfo = components.string else {
@@ -85,8 +93,13 @@ public struct PostgresLocation: Sendable, Hashable {
         self.conninfo = conninfo
     }
 
-    /// The channel saves notify (`LISTEN`): `strata.<schema>`.
+    /// The channel saves notify (`LISTEN`): `strata.<schema>`, at most 63 bytes (PostgreSQL
+    /// refuses a longer channel name), hence schema names of at most 56.
     var channel: String { "strata.\(schema)" }
+
+    /// The key (`hashtext`) of the store's advisory lock: taken exclusively by whoever creates
+    /// or migrates the store, shared by every write.
+    var advisoryLockKey: String { "strata:" + schema }
 
     /// The URL for errors and logs: without its password.
     public var description: String { Self.redacted(url) }
@@ -105,10 +118,11 @@ public struct PostgresLocation: Sendable, Hashable {
         return components.string ?? url.absoluteString
     }
 
-    /// Letters, digits and underscores, 1 to 63 bytes (PostgreSQL's identifier length), not a
-    /// digit first and not `pg_` (reserved for the system's schemas).
+    /// Letters, digits and underscores, 1 to 56 bytes (PostgreSQL's identifiers have at most
+    /// 63, and the store's notification channel, `strata.<schema>`, is one), not a digit first
+    /// and not `pg_` (reserved for the system's schemas).
     static func isValidSchemaName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, name.utf8.count <= 63,
+        guard let first = name.unicodeScalars.first, name.utf8.count <= 56,
               !CharacterSet.decimalDigits.contains(first), !name.lowercased().hasPrefix("pg_") else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
     }

@@ -6,12 +6,6 @@ import Testing
 /// Remote change notifications: what one coordinator saves reaches the contexts of another
 /// (another process, another machine) through NOTIFY and `strata_history`.
 @Suite struct PostgresChangeObserverTests {
-    /// Waits (at most 30 s, polling) until `condition` holds; the test then checks what it must.
-    private func waitUntil(_ condition: () throws -> Bool) rethrows {
-        let deadline = Date().addingTimeInterval(30)
-        while try !condition(), Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-    }
-
     @Test func anotherCoordinatorsSavesReachThisOnesContexts() throws {
         let place = try TestSchema()
         defer { place.drop() }
@@ -99,5 +93,41 @@ import Testing
         try writer.save()
         waitUntil { received.withLock { !$0.isEmpty } }
         #expect(received.withLock { $0 } == [maker.objectID])
+    }
+
+    /// History IDs are drawn when a save writes its row, and saves commit in any order: a save
+    /// that drew an earlier ID but commits after a later one must still be delivered, though
+    /// the observer has read past the later one.
+    @Test func aSaveCommittingAfterALaterOneIsNotMissed() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let schema = try Models.shop()
+        let observed = try place.store(schema)
+        let first = try place.store(schema)
+        let (secondURL, secondName) = place.url(applicationName: "second")
+        let second = try PostgresStore(location: PostgresLocation(secondURL), schema: schema)
+        let received = Locked<Set<ObjectID>>([])
+        let observer = try observed.observeRemoteChanges { changes in received.withLock { $0.formUnion(changes.inserted) } }
+        defer { observer.stop() }
+        // Objects of two hierarchies: the saves do not wait for each other's rows.
+        func insert(_ entity: String, _ store: PostgresStore) throws -> StoreChangeset {
+            let key = try store.allocatePrimaryKeys(rootEntity: entity, count: 1)[0]
+            return StoreChangeset(inserted: [StoreRecord(objectID: ObjectID(entityName: entity, storeIdentifier: store.storeIdentifier, primaryKey: key), attributes: [:])])
+        }
+        let early = try insert("Maker", first)
+        let late = try insert("Label", second)
+        let lateID = late.inserted[0].objectID
+        let secondFailed = Locked<StrataError?>(nil)
+        _ = try first.save(early) { () throws(StrataError) in
+            // The first save has written everything and not committed; another process saves.
+            Thread {
+                do throws(StrataError) { _ = try second.save(late) } catch { secondFailed.withLock { $0 = error } }
+            }.start()
+            // Until that save is delivered, or waits for this one to end.
+            waitUntil { received.withLock { $0.contains(lateID) } || place.waitsForALock(secondName) }
+        }
+        waitUntil { received.withLock { $0.count == 2 } }
+        #expect(received.withLock { $0 } == [early.inserted[0].objectID, lateID])
+        #expect(secondFailed.withLock { $0 } == nil)
     }
 }

@@ -11,15 +11,15 @@ import Testing
         #expect(location.schema == "orders")
         #expect(location.poolSize == 2)
         #expect(location.statementTimeout == 500)
-        #expect(location.conninfo == "postgresql://app@db.example.com:6543/shop?sslmode=verify-full&application_name=web&connect_timeout=10")
+        #expect(location.conninfo == "postgresql://app@db.example.com:6543/shop?sslmode=verify-full&application_name=web&connect_timeout=10&keepalives_idle=30&keepalives_interval=10&keepalives_count=3")
     }
 
     @Test func defaultsAndAUnixSocketHost() throws {
-        let location = try PostgresLocation(URL(string: "postgresql://app@/shop?host=/var/run/postgresql&connect_timeout=3")!)
+        let location = try PostgresLocation(URL(string: "postgresql://app@/shop?host=/var/run/postgresql&connect_timeout=3&keepalives=0")!)
         #expect(location.schema == "strata")
         #expect(location.poolSize == 4)
         #expect(location.statementTimeout == 60_000)
-        #expect(location.conninfo == "postgresql://app@/shop?host=/var/run/postgresql&connect_timeout=3")
+        #expect(location.conninfo == "postgresql://app@/shop?host=/var/run/postgresql&connect_timeout=3&keepalives=0")
     }
 
     @Test(arguments: [

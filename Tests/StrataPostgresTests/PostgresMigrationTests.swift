@@ -101,4 +101,37 @@ import Testing
         #expect(try place.column("SELECT column_name FROM information_schema.columns WHERE table_schema = '\(place.name)' AND table_name = 'Note' ORDER BY ordinal_position")
             == ["_pk", "_version", "title", "body"])
     }
+
+    /// A save of the old model that started while a migration ran must not write into the
+    /// migrated store once the migration commits. The migration here takes the locks
+    /// `migrateStore` takes (the advisory lock, the tables `EXCLUSIVE`) and changes the model's
+    /// hash; the save waits for it, then is refused.
+    @Test func aSaveWaitingForAMigrationIsRefusedAfterIt() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let (url, applicationName) = place.url(applicationName: "old")
+        let store = try PostgresStore(location: PostgresLocation(url), schema: try Models.schema(Self.v1))
+        let key = try store.allocatePrimaryKeys(rootEntity: "Note", count: 1)[0]
+        let id = ObjectID(entityName: "Note", storeIdentifier: store.storeIdentifier, primaryKey: key)
+        let location = try PostgresLocation(place.url)
+        let migration = try PGConnectionPool(location: location).connect()
+        try migration.run("BEGIN")
+        try migration.run("SELECT pg_advisory_xact_lock(hashtext($1))", [location.advisoryLockKey])
+        try migration.run("LOCK TABLE \"Note\", \"strata_keys\", \"strata_metadata\" IN EXCLUSIVE MODE")
+        try migration.run("UPDATE \"strata_metadata\" SET \"value\" = 'migrated' WHERE \"key\" = $1", [StoreMetadata.Key.modelVersionHash])
+        let outcome = Locked<StrataError??>(nil)
+        Thread {
+            do throws(StrataError) {
+                _ = try store.save(StoreChangeset(inserted: [StoreRecord(objectID: id, attributes: ["title": .string("old model")])]))
+                outcome.withLock { $0 = .some(nil) }
+            } catch {
+                outcome.withLock { $0 = .some(error) }
+            }
+        }.start()
+        waitUntil { place.waitsForALock(applicationName) }
+        try migration.run("COMMIT")
+        waitUntil { outcome.withLock { $0 != nil } }
+        #expect(outcome.withLock { $0??.code } == .incompatibleModel)
+        #expect(try place.column("SELECT count(*) FROM \"Note\"") == ["0"])
+    }
 }

@@ -209,6 +209,61 @@ import Testing
         #expect(try place.column("SELECT count(*) FROM \"Maker\"") == ["0"])
     }
 
+    /// A connection that breaks during COMMIT: the server is asked what became of the save, the
+    /// error says so, nothing is retried, and the store saves again on a new connection.
+    @Test func aConnectionLostDuringCommitAsksTheServerWhatBecameOfTheSave() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let (url, applicationName) = place.url(applicationName: "commit")
+        let store = try PostgresStore(location: PostgresLocation(url), schema: try Models.shop())
+        let key = try store.allocatePrimaryKeys(rootEntity: "Maker", count: 1)[0]
+        let id = ObjectID(entityName: "Maker", storeIdentifier: store.storeIdentifier, primaryKey: key)
+        let changes = StoreChangeset(inserted: [StoreRecord(objectID: id, attributes: ["name": .string("m")])])
+        let error = #expect(throws: StrataError.self) {
+            try store.save(changes) { () throws(StrataError) in
+                // The session ends (waiting until it has) just before the COMMIT is sent.
+                _ = try? place.column("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE application_name = '\(applicationName)'")
+            }
+        }
+        #expect(error?.code == .storeIO)
+        #expect(error?.message.contains("broke during COMMIT") == true, "\(error?.message ?? "")")
+        // The server, asked on a new connection, says it rolled the transaction back.
+        #expect(error?.message.contains("the server rolled the save back: nothing was saved") == true)
+        #expect(try place.column("SELECT count(*) FROM \"Maker\"") == ["0"])
+        // The next save runs on a new connection.
+        _ = try store.save(changes)
+        #expect(try store.records(for: [id])[id]?.attributes["name"] == .string("m"))
+        // What the server says of a committed transaction, an aborted one, and one it never had.
+        let other = try PGConnectionPool(location: PostgresLocation(place.url)).connect()
+        func transaction(_ end: String) throws -> Int64 {
+            try other.run("BEGIN")
+            let xid = try #require(try other.run("SELECT txid_current()").int64(0, 0))
+            try other.run(end)
+            return xid
+        }
+        #expect(store.outcome(of: try transaction("COMMIT")) == "committed")
+        #expect(store.outcome(of: try transaction("ROLLBACK")) == "aborted")
+        #expect(store.outcome(of: Int64.max) == nil)
+    }
+
+    /// A schema name takes at most 56 bytes: the store's notification channel
+    /// (`strata.<schema>`) must fit PostgreSQL's 63.
+    @Test func theLongestSchemaNameSaves() throws {
+        let base = try TestServer.url()
+        let name = "t_" + String(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)) + String(repeating: "s", count: 34)
+        #expect(name.utf8.count == 56)
+        let url = URL(string: base + (base.contains("?") ? "&" : "?") + "schema=\(name)")!
+        defer { try? PostgresStoreFactory().destroyStore(at: url) }
+        let store = try PostgresStore(location: PostgresLocation(url), schema: try Models.shop())
+        let key = try store.allocatePrimaryKeys(rootEntity: "Maker", count: 1)[0]
+        let id = ObjectID(entityName: "Maker", storeIdentifier: store.storeIdentifier, primaryKey: key)
+        _ = try store.save(StoreChangeset(inserted: [StoreRecord(objectID: id, attributes: ["name": .string("m")])]))
+        #expect(try store.records(for: [id]).keys.sorted() == [id])
+        let error = #expect(throws: StrataError.self) { _ = try PostgresLocation(URL(string: base + (base.contains("?") ? "&" : "?") + "schema=\(name)x")!) }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.message.contains("use 1 to 56 letters") == true)
+    }
+
     @Test func aReferenceToAnObjectAnotherSaveDeletedFailsTheSave() throws {
         let place = try TestSchema()
         defer { place.drop() }
@@ -299,5 +354,67 @@ import Testing
         bundle["sku"] = "Cafe"
         try context.save()
         #expect(try place.column("SELECT count(*) FROM \"Product\"") == ["5"])
+    }
+
+    /// A subentity's own constraint is deferred like a root's: two objects swap their values.
+    @Test func aSubentitysConstraintLetsTwoObjectsSwapTheirValues() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let schema = try Models.schema("""
+            { "name": "Zoo", "entities": [
+              { "name": "Animal", "attributes": [ { "name": "tag", "type": "string", "optional": true } ] },
+              { "name": "Dog", "parent": "Animal", "uniquenessConstraints": [["tag"]] } ] }
+            """)
+        let store = try place.store(schema)
+        let ids = try store.allocatePrimaryKeys(rootEntity: "Animal", count: 4).map { ObjectID(entityName: "Dog", storeIdentifier: store.storeIdentifier, primaryKey: $0) }
+        func insert(_ index: Int, _ tag: String) throws(StrataError) {
+            _ = try store.save(StoreChangeset(inserted: [StoreRecord(objectID: ids[index], attributes: ["tag": .string(tag)])]))
+        }
+        try insert(0, "a")
+        try insert(1, "b")
+        var swap = StoreChangeset(updated: [
+            StoreRecord(objectID: ids[0], attributes: ["tag": .string("b")], version: 1), StoreRecord(objectID: ids[1], attributes: ["tag": .string("a")], version: 1),
+        ])
+        swap.overwritesConflicts = false
+        _ = try store.save(swap)
+        #expect(try place.column("SELECT tag FROM \"Animal\" ORDER BY \"_pk\"") == ["b", "a"])
+        // And canonically equivalent values collide in the server's constraint.
+        try insert(2, "a\u{300}")
+        let error = #expect(throws: StrataError.self) { try insert(3, "\u{E0}") }
+        #expect(error?.code == .validationFailed)
+        #expect(try place.column("SELECT count(*) FROM \"Animal\"") == ["3"])
+    }
+
+    /// Two processes saving canonically equivalent values at once: the coordinators' checks
+    /// before the saves see neither, so the server's constraint must tell them equal.
+    @Test(arguments: ["Product", "Bundle"])
+    func canonicallyEquivalentStringsSavedAtOnceCollide(_ entity: String) throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let schema = try Models.shop()
+        let first = try place.store(schema)
+        let (secondURL, secondName) = place.url(applicationName: "second")
+        let second = try PostgresStore(location: PostgresLocation(secondURL), schema: schema)
+        func insert(_ sku: String, _ store: PostgresStore) throws -> StoreChangeset {
+            let key = try store.allocatePrimaryKeys(rootEntity: "Product", count: 1)[0]
+            return StoreChangeset(inserted: [StoreRecord(objectID: ObjectID(entityName: entity, storeIdentifier: store.storeIdentifier, primaryKey: key), attributes: ["sku": .string(sku)])])
+        }
+        let composed = try insert("Caf\u{E9}", first)
+        let decomposed = try insert("Cafe\u{301}", second)
+        let outcome = Locked<StrataError??>(nil)
+        _ = try first.save(composed) { () throws(StrataError) in
+            Thread {
+                do throws(StrataError) {
+                    _ = try second.save(decomposed)
+                    outcome.withLock { $0 = .some(nil) }
+                } catch {
+                    outcome.withLock { $0 = .some(error) }
+                }
+            }.start()
+            waitUntil { outcome.withLock { $0 != nil } || place.waitsForALock(secondName) }
+        }
+        waitUntil { outcome.withLock { $0 != nil } }
+        #expect(outcome.withLock { $0??.code } == .validationFailed)
+        #expect(try place.column("SELECT count(*) FROM \"Product\"") == ["1"])
     }
 }

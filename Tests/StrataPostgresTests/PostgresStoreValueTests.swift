@@ -29,6 +29,14 @@ import Testing
             "added": .date(Date(timeIntervalSinceReferenceDate: .leastNonzeroMagnitude)), "medium": .integer(0),
         ],
         ["sku": .string("A-4"), "ratio": .double(.infinity), "weight": .float(.nan), "large": .integer(0)],
+        [
+            // A float whose shortest digits, read through a Double, round to its neighbour.
+            "sku": .string("A-5"), "weight": .float(Float(bitPattern: 0x15AE_43FD)),
+            "price": .decimal(Decimal(string: "-12345678901234567890123456789012345678")!),
+            "name": .string("\u{1}\u{7F}\u{80}\u{7FF}\u{800}\u{FFFD}\u{FFFF}\u{10000}\u{1F600}\u{E0001}\u{10FFFF}"),
+            "image": .binary(Data((0...255).map { UInt8($0) })), "ratio": .double(.leastNonzeroMagnitude),
+            "added": .date(Date(timeIntervalSinceReferenceDate: -.greatestFiniteMagnitude)),
+        ],
     ]
 
     @Test(arguments: 0..<edgeCases.count)

@@ -132,6 +132,8 @@ struct PGError: Error {
     var message: String
 
     static let uniqueViolation = "23505"
+    /// What a uniqueness constraint (an exclusion constraint) reports.
+    static let exclusionViolation = "23P01"
     static let deadlock = "40P01"
     static let serializationFailure = "40001"
 

@@ -31,9 +31,11 @@ final class PGConnectionPool: @unchecked Sendable {
         try connection.run("SET TIME ZONE 'UTC'")
         try connection.run("SET search_path TO \(quoted(location.schema))")
         try connection.run("SET statement_timeout = \(location.statementTimeout)")
-        // Floats printed with every digit they need (the default since PostgreSQL 12, set for
-        // servers configured otherwise).
-        try connection.run("SET extra_float_digits = 1")
+        // Floats printed with every digit they need (shortest exact digits since PostgreSQL 12
+        // for any value above 0; 3 gives enough digits on older servers too), set for servers
+        // configured otherwise; likewise bytea in hex, the only output the store reads.
+        try connection.run("SET extra_float_digits = 3")
+        try connection.run("SET bytea_output = 'hex'")
         return connection
     }
 
@@ -54,7 +56,9 @@ final class PGConnectionPool: @unchecked Sendable {
     func write<T>(_ body: (PGConnection) throws(StrataError) -> T) throws(StrataError) -> T {
         writerLock.lock()
         defer { writerLock.unlock() }
-        if let writer, !writer.isHealthy { self.writer = nil }
+        // A writer that broke, or that an error left inside a transaction (its ROLLBACK
+        // failed), is not used again: its next BEGIN would go on in that transaction.
+        if let writer, !writer.isHealthy || writer.isInTransaction { self.writer = nil }
         let connection: PGConnection
         if let writer { connection = writer } else {
             connection = try connect()

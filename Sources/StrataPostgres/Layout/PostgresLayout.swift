@@ -19,8 +19,9 @@ internal import StrataSQL
 /// - `strata_metadata` (key, value: the SQLite store's keys, the schema JSON among them),
 ///   `strata_keys` (entity, last primary key handed out) and `strata_history` (one row per
 ///   save: the objects it inserted, updated and deleted, for other processes' contexts).
-/// - Uniqueness constraints are `UNIQUE` constraints on their columns, checked at the end of
-///   each save (deferred), so two objects may swap values in one save.
+/// - Uniqueness constraints are exclusion constraints (`EXCLUDE USING btree (… WITH =)`) on
+///   their columns, strings in NFC, checked at the end of each save (deferred), so two objects
+///   may swap values in one save.
 struct PostgresLayout: Sendable {
     let schema: Schema
     /// Tables by root entity name.
@@ -157,18 +158,22 @@ struct PostgresLayout: Sendable {
             }
             for constraint in entity.description.uniquenessConstraints {
                 let index = quoted("unique.\(name).\(constraint.joined(separator: "."))")
-                let columns = constraint.map(quoted).joined(separator: ", ")
-                if entity.table == name {
-                    // Deferred to the end of the save, so that two objects may swap their values.
-                    statements.append("""
-                        DO $$ BEGIN ALTER TABLE \(quoted(entity.table)) ADD CONSTRAINT \(index) UNIQUE (\(columns)) DEFERRABLE INITIALLY DEFERRED; \
-                        EXCEPTION WHEN duplicate_object OR duplicate_table THEN NULL; END $$
-                        """)
-                } else {
-                    // A subentity's: over its own rows and its descendants' only.
-                    let kinds = schema.entityAndDescendants(of: name).map { "'\($0.name.replacingOccurrences(of: "'", with: "''"))'" }
-                    statements.append("CREATE UNIQUE INDEX IF NOT EXISTS \(index) ON \(quoted(entity.table)) (\(columns)) WHERE \"_entity\" IN (\(kinds.joined(separator: ", ")))")
+                // Strings are equal when canonically equivalent, as in every store: compared in
+                // NFC. The server must decide this, not only the coordinator's check before the
+                // save, or two processes saving "é" and "e\u{301}" at once would both succeed.
+                // An exclusion constraint, since a UNIQUE one takes no expressions; nil is equal
+                // to nothing, as in a UNIQUE one.
+                let elements = constraint.map { column in
+                    entity.attributes.first { $0.name == column }?.type == .string ? "(normalize(\(quoted(column)), NFC)) WITH =" : "\(quoted(column)) WITH ="
                 }
+                // A subentity's: over its own rows and its descendants' only.
+                let kinds = entity.table == name ? [] : schema.entityAndDescendants(of: name).map { "'\($0.name.replacingOccurrences(of: "'", with: "''"))'" }
+                // Deferred to the end of the save, so that two objects may swap their values.
+                statements.append("""
+                    DO $$ BEGIN ALTER TABLE \(quoted(entity.table)) ADD CONSTRAINT \(index) EXCLUDE USING btree (\(elements.joined(separator: ", ")))\
+                    \(kinds.isEmpty ? "" : " WHERE (\"_entity\" IN (\(kinds.joined(separator: ", "))))") DEFERRABLE INITIALLY DEFERRED; \
+                    EXCEPTION WHEN duplicate_object OR duplicate_table THEN NULL; END $$
+                    """)
             }
         }
         return statements

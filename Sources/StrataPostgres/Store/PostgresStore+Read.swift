@@ -97,7 +97,7 @@ extension PostgresStore {
                 }
             }
         } catch {
-            // The save's deferred UNIQUE constraints still refuse what this could not check.
+            // The save's deferred constraints still refuse what this could not check.
             return []
         }
         var contents = AtomicStoreContents(metadata: metadata)

@@ -1,4 +1,5 @@
 public import Strata
+internal import Foundation
 internal import StrataSQL
 
 extension PostgresStore {
@@ -19,6 +20,10 @@ extension PostgresStore {
     ///
     /// Uniqueness constraints are checked at the end of the save (deferred constraints), before
     /// `beforeCommit`; a violation fails with `validationFailed` listing the objects.
+    ///
+    /// A connection that breaks during `COMMIT` is never retried: the server is asked what
+    /// became of the transaction (``outcome(of:)``), and when it cannot say, the error says the
+    /// outcome is unknown.
     public func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult {
         guard !changes.isEmpty else {
             try beforeCommit()
@@ -30,16 +35,17 @@ extension PostgresStore {
                 var committing = false
                 do throws(StrataError) {
                     try connection.run("BEGIN ISOLATION LEVEL READ COMMITTED")
-                    let versions = try apply(changes, connection)
+                    let (versions, history) = try apply(changes, connection)
                     do throws(PGError) {
                         try connection.query("SET CONSTRAINTS ALL IMMEDIATE")
                     } catch {
-                        guard error.state == PGError.uniqueViolation else { throw error.strataError(location: location.description) }
+                        guard error.state == PGError.exclusionViolation || error.state == PGError.uniqueViolation else { throw error.strataError(location: location.description) }
                         throw uniquenessError(changes, connection)
                     }
+                    let transaction = try recordHistory(history, connection)
                     committing = true
                     try beforeCommit()
-                    try connection.run("COMMIT")
+                    try commit(connection, transaction: transaction)
                     return StoreSaveResult(versions: versions)
                 } catch {
                     if connection.isInTransaction { _ = try? connection.query("ROLLBACK") }
@@ -53,6 +59,46 @@ extension PostgresStore {
         }
     }
 
+    /// Commits the save's transaction. When the connection breaks during `COMMIT` (the server
+    /// restarted, the network failed, an operator ended the session) the client cannot tell
+    /// whether the server committed, and saving the changeset again could apply it twice; so
+    /// the server is asked, on a new connection, what became of the transaction
+    /// (`txid_status`): committed, the save succeeded; rolled back, it failed and nothing was
+    /// saved; and when the server cannot say (it cannot be reached), the error says the outcome
+    /// is unknown. Nothing is retried.
+    private func commit(_ connection: PGConnection, transaction: Int64?) throws(StrataError) {
+        do throws(PGError) {
+            try connection.query("COMMIT")
+        } catch {
+            guard !connection.isHealthy else { throw error.strataError(location: location.description) }
+            let broke = "the connection to PostgreSQL broke during COMMIT (\(error.message))"
+            switch transaction.flatMap(outcome(of:)) {
+            case "committed":
+                return
+            case "aborted":
+                throw StrataError(.storeIO, "\(broke); the server rolled the save back: nothing was saved", file: location.description)
+            default:
+                throw StrataError(
+                    .storeIO,
+                    "\(broke), and the server could not be asked since: whether the save was committed is unknown, and it was not retried. Fetch the objects again before saving them again",
+                    file: location.description)
+            }
+        }
+    }
+
+    /// What became of a transaction, from a new connection: `committed`, `aborted`, or nil when
+    /// the server cannot be reached or still has it in progress after a few seconds (a
+    /// `COMMIT` under way when the connection broke ends soon).
+    func outcome(of transaction: Int64) -> String? {
+        guard let connection = try? pool.connect() else { return nil }
+        for _ in 0..<50 {
+            guard let status = try? connection.run("SELECT txid_status($1::bigint)", [String(transaction)]).text(0, 0) else { return nil }
+            if status != "in progress" { return status }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return nil
+    }
+
     /// The error of a save a uniqueness constraint refused, listing the objects (read after
     /// the failed transaction is rolled back).
     private func uniquenessError(_ changes: StoreChangeset, _ connection: PGConnection) -> StrataError {
@@ -62,9 +108,17 @@ extension PostgresStore {
             failures: uniquenessViolations(changes), file: location.description)
     }
 
-    /// Writes a changeset inside the open transaction and returns the new versions; throws on
-    /// the first problem (the caller rolls back).
-    func apply(_ changes: StoreChangeset, _ connection: PGConnection, recordsHistory: Bool = true) throws(StrataError) -> [ObjectID: Int64] {
+    /// What a save changed, as its `strata_history` row keeps it (`Entity/key`).
+    struct History {
+        var inserted: [String] = []
+        var updated: [String] = []
+        var deleted: [String] = []
+    }
+
+    /// Writes a changeset inside the open transaction and returns the new versions and what
+    /// the save changed (for ``recordHistory(_:_:)``); throws on the first problem (the caller
+    /// rolls back).
+    func apply(_ changes: StoreChangeset, _ connection: PGConnection) throws(StrataError) -> (versions: [ObjectID: Int64], history: History) {
         try checkIdentity(connection)
         let checking = !changes.overwritesConflicts && !changes.restoresVersions
         var conflicts: [ValidationFailure] = []
@@ -178,27 +232,36 @@ extension PostgresStore {
         let stillReferred = try references(toDeleted: deleted, connection)
         if !stillReferred.isEmpty { throw StrataError.referencesToDeleted(stillReferred, in: location.description) }
 
-        // What the save changed, for other processes (PostgresChangeObserver); the notification
-        // is delivered when the transaction commits, and never when it rolls back.
-        if recordsHistory {
-            try recordHistory(inserted: inserted.map(\.record.objectID), updated: written.map(\.record.objectID), deleted: deleted, connection)
-        }
-
         for (root, key) in highestKeys.sorted(by: { $0.key < $1.key }) {
             try connection.run(
                 "INSERT INTO \"strata_keys\" (\"entity\", \"last\") VALUES ($1, $2::bigint) ON CONFLICT (\"entity\") DO UPDATE SET \"last\" = greatest(\"strata_keys\".\"last\", excluded.\"last\")",
                 [root, String(key)])
         }
-        return versions
+        let history = History(
+            inserted: inserted.map { PostgresRemoteChanges.text($0.record.objectID) },
+            updated: written.map { PostgresRemoteChanges.text($0.record.objectID) },
+            deleted: deleted.map { "\($0.entity.description.name)/\($0.key)" })
+        return (versions, history)
     }
 
-    /// A `strata_history` row for a save, and the notification of the store's channel.
-    private func recordHistory(inserted: [ObjectID], updated: [ObjectID], deleted: [(entity: PostgresLayout.Entity, key: Int64)], _ connection: PGConnection) throws(StrataError) {
+    /// A `strata_history` row for a save, and the notification of the store's channel (sent
+    /// when the transaction commits, never when it rolls back): the save's last statements.
+    ///
+    /// History rows must become visible in the order of their IDs, or an observer that has read
+    /// up to a row misses an earlier one committed after it (IDs come from a sequence when the
+    /// row is inserted, commits come later, in any order). So the row is written under a lock
+    /// on the table, held until the transaction ends: saves of one store take their IDs and
+    /// commit one after the other (PostgreSQL serialises commits that notify anyway). Readers
+    /// of the table are not held up.
+    ///
+    /// Returns the transaction's ID (`txid_current()`), for asking the server what became of
+    /// it should the connection break during `COMMIT`.
+    func recordHistory(_ history: History, _ connection: PGConnection) throws(StrataError) -> Int64? {
+        try connection.run("LOCK TABLE \"strata_history\" IN SHARE ROW EXCLUSIVE MODE")
         try connection.run(
             "INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])",
-            [instanceIdentifier, Self.array(inserted.map(PostgresRemoteChanges.text)), Self.array(updated.map(PostgresRemoteChanges.text)),
-             Self.array(deleted.map { "\($0.entity.description.name)/\($0.key)" })])
-        try connection.run("SELECT pg_notify($1, $2)", [location.channel, instanceIdentifier])
+            [instanceIdentifier, Self.array(history.inserted), Self.array(history.updated), Self.array(history.deleted)])
+        return try connection.run("SELECT pg_notify($1, $2), txid_current()", [location.channel, instanceIdentifier]).int64(0, 1)
     }
 
     /// The entity layout and key of an object of this store.

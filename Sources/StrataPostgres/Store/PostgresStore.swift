@@ -56,7 +56,7 @@ public final class PostgresStore: PersistentStore {
         self.pool = pool
         let metadata = try pool.write { (connection) throws(StrataError) -> StoreMetadata in
             try connection.transaction { () throws(StrataError) -> StoreMetadata in
-                try connection.run("SELECT pg_advisory_xact_lock(hashtext($1))", ["strata:" + location.schema])
+                try connection.run("SELECT pg_advisory_xact_lock(hashtext($1))", [location.advisoryLockKey])
                 try connection.run("CREATE SCHEMA IF NOT EXISTS \(quoted(location.schema))")
                 var metadata: StoreMetadata
                 var storedIdentifier: String?
@@ -130,7 +130,14 @@ public final class PostgresStore: PersistentStore {
 
     /// Refuses a write when the schema now holds another store (dropped and made again by a
     /// `convert --force`, say) or was migrated to another model since this store opened it.
+    ///
+    /// The write's transaction first takes the store's advisory lock in shared mode, held until
+    /// it ends: a migration (which takes it exclusively) waits for the writes under way, and a
+    /// write waits for a migration under way and then reads the metadata it left. Without it a
+    /// save that read the old model's hash could go on, once the migration committed, writing
+    /// the old model's columns into the new model's tables.
     func checkIdentity(_ connection: PGConnection) throws(StrataError) {
+        try connection.run("SELECT pg_advisory_xact_lock_shared(hashtext($1))", [location.advisoryLockKey])
         let result = try connection.run(
             "SELECT (SELECT \"value\" FROM \"strata_metadata\" WHERE \"key\" = $1), (SELECT \"value\" FROM \"strata_metadata\" WHERE \"key\" = $2)",
             [StoreMetadata.Key.storeIdentifier, StoreMetadata.Key.modelVersionHash])

@@ -19,7 +19,7 @@ extension PostgresStoreFactory {
         let pool = PGConnectionPool(location: location)
         return try pool.write { (connection) throws(StrataError) -> MigrationReport in
             try connection.transaction { () throws(StrataError) -> MigrationReport in
-                try connection.run("SELECT pg_advisory_xact_lock(hashtext($1))", ["strata:" + location.schema])
+                try connection.run("SELECT pg_advisory_xact_lock(hashtext($1))", [location.advisoryLockKey])
                 guard let metadata = try PostgresMetadata.read(connection, location: location) else {
                     throw StrataError(.storeIO, "no store at '\(location.description)' to migrate", file: location.description)
                 }
@@ -62,7 +62,7 @@ extension PostgresStoreFactory {
                 var changes = StoreChangeset(inserted: migrated.records.keys.sorted().flatMap { migrated.records[$0]!.values.sorted { $0.objectID < $1.objectID } })
                 changes.restoresVersions = true
                 let writer = PostgresStore(migrating: location, layout: new, metadata: migrated.metadata)
-                _ = try writer.apply(changes, connection, recordsHistory: false)
+                _ = try writer.apply(changes, connection)
                 do throws(PGError) {
                     try connection.query("SET CONSTRAINTS ALL IMMEDIATE")
                 } catch {

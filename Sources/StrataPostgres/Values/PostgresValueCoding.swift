@@ -73,7 +73,10 @@ enum PostgresValueCoding {
         case .int16, .int32, .int64: value = Int64(text).map { .integer($0) }
         case .decimal: value = text == "NaN" ? .decimal(.nan) : Decimal(string: text, locale: posix).map { .decimal($0) }
         case .double: value = double(text).map { .double($0) }
-        case .float: value = double(text).map { .float(Float($0)) }
+        // Read as a Float, not through a Double: rounding the shortest digits of a float to a
+        // double first can land on a midpoint and round to the neighbouring float
+        // ("7.038531e-26" is 0x15AE43FD; through a Double it becomes 0x15AE43FE).
+        case .float: value = double(text).map { number in .float(number.isFinite ? Float(text) ?? Float(number) : Float(number)) }
         case .bool: value = text == "t" ? .bool(true) : text == "f" ? .bool(false) : nil
         case .date: value = double(text).flatMap { $0.isFinite ? .date(Date(timeIntervalSinceReferenceDate: $0)) : nil }
         case .binary, .transformable: value = bytes(text).map { .binary($0) }

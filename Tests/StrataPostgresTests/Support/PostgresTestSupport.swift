@@ -42,6 +42,18 @@ struct TestSchema {
 
     func drop() { try? PostgresStoreFactory().destroyStore(at: url) }
 
+    /// The store's URL with libpq's `application_name`, so that a test can find the store's
+    /// connections in `pg_stat_activity` (at most 63 bytes: the schema's name and a prefix).
+    func url(applicationName prefix: String) -> (url: URL, applicationName: String) {
+        let name = "\(prefix)_\(self.name)"
+        return (URL(string: url.absoluteString + "&application_name=\(name)")!, name)
+    }
+
+    /// Whether a connection named `applicationName` waits for a lock now.
+    func waitsForALock(_ applicationName: String) -> Bool {
+        (try? column("SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(applicationName)' AND wait_event_type = 'Lock'")) == ["1"]
+    }
+
     /// The first column of every row of `sql`, run in the schema.
     func column(_ sql: String) throws -> [String?] {
         try PGConnectionPool(location: PostgresLocation(url)).read { (connection) throws(StrataError) in
@@ -49,6 +61,12 @@ struct TestSchema {
             return (0..<result.count).map { result.text($0, 0) }
         }
     }
+}
+
+/// Waits (at most 30 s, polling) until `condition` holds; the test then checks what it must.
+func waitUntil(_ condition: () throws -> Bool) rethrows {
+    let deadline = Date().addingTimeInterval(30)
+    while try !condition(), Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
 }
 
 extension StoreTypeRegistry {
