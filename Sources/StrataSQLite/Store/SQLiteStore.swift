@@ -54,8 +54,10 @@ public final class SQLiteStore: PersistentStore {
     /// the checkpoint, read back from the log (for a store built by one large save, a third of
     /// its I/O calls). A save still commits whole or not at all, and the file is synced at each
     /// commit; only a crash in the middle of a save can leave the file torn, which is why no
-    /// one else may use it. It has no reader connections. Opened again without the option, the
-    /// store is in WAL mode as always.
+    /// one else may use it. It has no reader connections, and reads without memory mapping
+    /// (rows read back while the save builds its indexes would otherwise count as the
+    /// process's resident memory: +43 MiB for a 60 MB store). ``finishPrivateFile()`` switches
+    /// it to WAL before it is published.
     public static let privateFileOption = "privateFile"
 
     /// Opened with ``privateFileOption``.
@@ -212,6 +214,7 @@ public final class SQLiteStore: PersistentStore {
             }
             try database.execute("PRAGMA synchronous = FULL")
             try tune(database)
+            try database.execute("PRAGMA mmap_size = 0")
             return
         }
         try database.retryingWhileBusy { () throws(StrataError) in
