@@ -22,7 +22,7 @@ extension PostgresStore {
     /// `beforeCommit`; a violation fails with `validationFailed` listing the objects.
     ///
     /// A connection that breaks during `COMMIT` is never retried: the server is asked what
-    /// became of the transaction (``outcome(of:)``), and when it cannot say, the error says the
+    /// became of the transaction (`txid_status`), and when it cannot say, the error says the
     /// outcome is unknown.
     public func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult {
         guard !changes.isEmpty else {
