@@ -202,7 +202,7 @@ package final class Statement {
             return body(UnsafeBufferPointer(start: bytes, count: bytes == nil ? 0 : count))
         }
 
-        /// The text, or nil when it is not valid UTF-8.
+        /// The text, or nil when it is not valid UTF-8 (``Statement/text(_:)`` would repair it).
         package var validText: String? {
             withText { bytes in
                 // ASCII (most text) is valid UTF-8: decoded without the validating
@@ -235,22 +235,6 @@ package final class Statement {
         guard let bytes = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
-    }
-
-    /// The text of a column, or nil when it is not valid UTF-8 (``text(_:)`` would repair it).
-    package func validText(_ index: Int32) -> String? {
-        withText(index) { bytes in
-            // ASCII (most text) is valid UTF-8: decoded without the validating initializer's
-            // slower path.
-            StringMatching.isASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
-        }
-    }
-
-    /// Calls `body` with the UTF-8 bytes of a column in place, without making a `String`.
-    func withText<T>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        let bytes = sqlite3_column_text(handle, index)
-        let count = Int(sqlite3_column_bytes(handle, index))
-        return body(UnsafeBufferPointer(start: bytes, count: bytes == nil ? 0 : count))
     }
 
     package func blob(_ index: Int32) -> Data {

@@ -208,32 +208,36 @@ public final class SQLiteStore: PersistentStore {
     /// With `privateFile` (``privateFileOption``), the rollback journal is kept in memory instead.
     static func configure(_ database: Database, privateFile: Bool = false) throws(StrataError) {
         if privateFile {
-            let mode = try database.scalar("PRAGMA journal_mode = MEMORY")
-            guard case .text(let name) = mode, name.lowercased() == "memory" else {
-                throw StrataError(.storeIO, "the private file's journal cannot be kept in memory (it stays in mode \(mode.map { "\($0)" } ?? "unknown"))", file: database.path)
+            if let stays = try switchJournal(database, to: "memory") {
+                throw StrataError(.storeIO, "the private file's journal cannot be kept in memory (it stays in mode \(stays))", file: database.path)
             }
             try database.execute("PRAGMA synchronous = FULL")
-            try tune(database)
-            try database.execute("PRAGMA mmap_size = 0")
+            try tune(database, mapped: false)
             return
         }
         try database.retryingWhileBusy { () throws(StrataError) in
-            // The switch needs an exclusive lock, which SQLite does not wait for; the pragma
-            // answers the mode it is in, which stays the old one when the switch fails.
-            let mode = try database.scalar("PRAGMA journal_mode = WAL")
-            guard case .text(let name) = mode, name.lowercased() == "wal" else {
-                throw StrataError(.storeIO, "the database cannot be switched to WAL mode (it stays in mode \(mode.map { "\($0)" } ?? "unknown")); check that its directory is writable", file: database.path)
+            // The switch needs an exclusive lock, which SQLite does not wait for.
+            if let stays = try switchJournal(database, to: "wal") {
+                throw StrataError(.storeIO, "the database cannot be switched to WAL mode (it stays in mode \(stays)); check that its directory is writable", file: database.path)
             }
         }
         try database.execute("PRAGMA synchronous = NORMAL")
         try tune(database)
     }
 
+    /// Sets the journal mode (lowercase); nil when the database is in it now, else the mode the
+    /// pragma answers, which stays the old one when the switch fails.
+    private static func switchJournal(_ database: Database, to mode: String) throws(StrataError) -> String? {
+        let answer = try database.scalar("PRAGMA journal_mode = \(mode)")
+        if case .text(let name) = answer, name.lowercased() == mode { return nil }
+        return answer.map { "\($0)" } ?? "unknown"
+    }
+
     /// Reads through memory-mapped I/O, which the connections share through the OS page cache
     /// instead of each copying pages in with read(2) (https://sqlite.org/mmap.html), and a page
-    /// cache of 8 MiB per connection.
-    private static func tune(_ database: Database) throws(StrataError) {
-        try database.execute("PRAGMA mmap_size = 268435456")
+    /// cache of 8 MiB per connection. Not `mapped`: read(2) only (``privateFileOption``).
+    private static func tune(_ database: Database, mapped: Bool = true) throws(StrataError) {
+        try database.execute("PRAGMA mmap_size = \(mapped ? 268435456 : 0)")
         try database.execute("PRAGMA cache_size = -8192")
     }
 
