@@ -22,8 +22,10 @@ public final class ManagedObjectContext {
     public var mergePolicy: MergePolicy = .error
     /// Undo and redo; nil (the default) keeps no history.
     @exclusivity(unchecked) public var undoManager: UndoStack?
-    /// When true, changes saved by other contexts of the coordinator are merged into this one at
-    /// the start of its next operation (fetch, save, object lookup).
+    /// When true, changes saved to this context's parent are merged into it at the start of its
+    /// next operation (fetch, save, object lookup), as in Core Data: for a context on the
+    /// coordinator, what other contexts save to the stores; for a child context
+    /// (``init(parent:)``), what its siblings save into the parent.
     public var automaticallyMergesChangesFromParent = false {
         didSet { updateMergeSubscription() }
     }
@@ -40,13 +42,13 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) private var displaced: [UnsafeRawPointer: Unmanaged<ManagedObject>] = [:]
     /// Objects with unsaved changes, kept alive until they are saved or rolled back.
     @exclusivity(unchecked) var changed = ChangedObjects()
-    @exclusivity(unchecked) private var insertions = 0
+    @exclusivity(unchecked) var insertions = 0
     @exclusivity(unchecked) private var mergeSubscription: PersistentStoreCoordinator.ObserverToken?
     /// Objects whose stored state could not be read (a store error, not a missing record), with
     /// the error: they stay faults, and the context refuses to save while any is registered, so
     /// that nothing it failed to read is written back as empty.
     var unreadable: [ObjectID: StrataError] = [:]
-    private let inbox = MergeInbox()
+    let inbox = MergeInbox()
     /// Entities and classes by entity name, as of a generation of the coordinator's classes.
     @exclusivity(unchecked) private var objectKinds: (generation: Int, kinds: [String: ObjectKind]) = (-1, [:])
     /// The permanent IDs new objects got in saves, by their temporary IDs, kept while there is
@@ -55,8 +57,20 @@ public final class ManagedObjectContext {
     /// How many store-trump rounds of resolving merge conflicts the save in progress is in.
     var resolvingConflicts = 0
 
+    /// The context this one reads from and saves into (``init(parent:)``); nil for a context
+    /// on the coordinator, which reads from and saves to the stores.
+    public let parent: ManagedObjectContext?
+    /// The contexts whose parent this one is.
+    var children: [WeakContext] = []
+
     public init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator
+        self.parent = nil
+    }
+
+    init(coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext?) {
+        self.coordinator = coordinator
+        self.parent = parent
     }
 
     deinit {
@@ -307,11 +321,11 @@ public final class ManagedObjectContext {
     public func existingObject(with id: ObjectID) throws(StrataError) -> ManagedObject {
         processPendingMerges()
         if let object = registry.object(for: id), !object.isFault { return object }
-        if id.isTemporary {
+        if id.isTemporary && parent == nil {
             throw StrataError(.objectNotFound, "no object with temporary ID \(id) is registered in this context")
         }
-        guard let record = try coordinator.record(for: id) else {
-            throw StrataError(.objectNotFound, "no store holds \(id)")
+        guard let record = try sourceRecord(for: id) else {
+            throw StrataError(.objectNotFound, parent == nil ? "no store holds \(id)" : "the parent context holds no \(id)")
         }
         return materialize(record)
     }
@@ -346,7 +360,7 @@ public final class ManagedObjectContext {
     /// (and a successful read clears an earlier one).
     func storedRecord(of id: ObjectID) -> StoredRead {
         do {
-            let record = try coordinator.record(for: id)
+            let record = try sourceRecord(for: id)
             unreadable[id] = nil
             return record.map { .found($0) } ?? .missing
         } catch {
@@ -461,6 +475,8 @@ public final class ManagedObjectContext {
     // MARK: - Merging other contexts' saves
 
     private func updateMergeSubscription() {
+        // A child hears of its siblings' saves from its parent (``saveIntoParent(_:)``).
+        guard parent == nil else { return }
         if automaticallyMergesChangesFromParent, mergeSubscription == nil {
             let inbox = self.inbox
             let source = identifier
@@ -475,7 +491,7 @@ public final class ManagedObjectContext {
 
     /// Merges saves posted since the last operation (automatic merging).
     func processPendingMerges() {
-        guard mergeSubscription != nil else { return }
+        guard mergeSubscription != nil || (parent != nil && automaticallyMergesChangesFromParent) else { return }
         for notification in inbox.take() { mergeChanges(from: notification) }
     }
 
