@@ -14,6 +14,7 @@ extension ManagedObjectContext {
     ///   references to it are removed, as when a deletion is merged, and the rest is saved.
     public func save() throws(StrataError) {
         processPendingMerges()
+        observation?.flush()
         guard hasChanges else { return }
         if let error = unreadableObjectError() { throw error }
         try releaseOneWayReferences()
@@ -46,6 +47,7 @@ extension ManagedObjectContext {
             return try save()
         }
         didSave(sorted, outcome)
+        observation?.didSave()
     }
 
     /// Removes the objects this save deletes from relationships without an inverse that refer
