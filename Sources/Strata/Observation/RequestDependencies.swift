@@ -29,6 +29,7 @@ struct RequestDependencies: Sendable, Hashable {
     /// Whether a save can change the results.
     func isAffected(by notification: SaveNotification) -> Bool {
         isAffected(by: notification.inserted) || isAffected(by: notification.updated) || isAffected(by: notification.deleted)
+            || !notification.unlistedEntities.isDisjoint(with: entityNames)
     }
 
     private struct Walk {

@@ -1,0 +1,77 @@
+import Foundation
+import Strata
+import StrataTestKit
+import Testing
+
+/// Saves of another process (here: another coordinator with its own store instance on the same
+/// file) reach a coordinator that observes remote changes, through the store's record of
+/// changes: SQLite's `strata_history`, an atomic store's replaced file.
+@Suite struct RemoteChangeTests {
+    static let schema: Schema = {
+        do {
+            return try Schema(data: Data("""
+            { "name": "Notes", "version": "1", "entities": [
+              { "name": "Note", "attributes": [ { "name": "text", "type": "string" } ] },
+              { "name": "Tag", "attributes": [ { "name": "name", "type": "string" } ] } ] }
+            """.utf8), file: "notes")
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }()
+
+    private static func coordinator(_ kind: StoreKind, _ description: StoreDescription) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: kind.storeTypes)
+        try coordinator.addStore(description)
+        return coordinator
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: StoreKind.all.filter(\.persists))
+    func anotherProcessSavesArriveAsNotifications(_ kind: StoreKind) async throws {
+        let description = try kind.makeDescription()
+        defer { if let url = description.url { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) } }
+        let watcher = try Self.coordinator(kind, description)
+        let writer = try Self.coordinator(kind, description)
+        let observation = try watcher.observeRemoteChanges()
+        defer { observation.stop() }
+        var notifications = watcher.saveNotifications().makeAsyncIterator()
+        var values = watcher.observeObjectIDs(FetchRequest(entityName: "Note", sortDescriptors: [FetchSortDescriptor("text")])).makeAsyncIterator()
+        #expect(try await values.next() == [])
+
+        let context = ManagedObjectContext(coordinator: writer)
+        let first = try context.insertObject(entityName: "Note")
+        first["text"] = "a"
+        let second = try context.insertObject(entityName: "Note")
+        second["text"] = "b"
+        try context.save()
+        var notification = try #require(await notifications.next())
+        #expect(notification.inserted == [first.objectID, second.objectID])
+        #expect(notification.updated.isEmpty && notification.deleted.isEmpty)
+        #expect(try await values.next() == [first.objectID, second.objectID])
+        // The watcher's own reads see the new rows.
+        #expect(try ManagedObjectContext(coordinator: watcher).fetchObjectIDs(FetchRequest(entityName: "Note")).count == 2)
+
+        first["text"] = "c"
+        context.delete(second)
+        try context.save()
+        notification = try #require(await notifications.next())
+        #expect(notification.inserted.isEmpty)
+        #expect(notification.updated == [first.objectID])
+        #expect(notification.deleted == [second.objectID])
+        #expect(try await values.next() == [first.objectID])
+        let read = try ManagedObjectContext(coordinator: watcher).existingObject(with: first.objectID)
+        #expect(read["text"] as? String == "c")
+
+        // The watcher's own saves are not reported back to it.
+        let own = ManagedObjectContext(coordinator: watcher)
+        let tag = try own.insertObject(entityName: "Tag")
+        tag["name"] = "mine"
+        try own.save()
+        notification = try #require(await notifications.next())
+        #expect(notification.sourceContext != nil && notification.inserted == [tag.objectID])
+        let other = try context.insertObject(entityName: "Tag")
+        other["name"] = "theirs"
+        try context.save()
+        notification = try #require(await notifications.next())
+        #expect(notification.sourceContext == nil && notification.inserted == [other.objectID])
+    }
+}
