@@ -15,7 +15,7 @@ extension AtomicStore {
         let foreign = Locked<FileVersion?>(nil)
         return PollingChangeObserver(
             name: "strata.file.changes \(fileURL.lastPathComponent)",
-            poll: { [weak self] () throws(StrataError) -> StoreRemoteChanges? in try self?.reloadIfReplaced(foreign) },
+            poll: { [weak self] () throws(StrataError) -> [StoreRemoteChanges] in (try self?.reloadIfReplaced(foreign)).map { [$0] } ?? [] },
             handler: handler)
     }
 

@@ -19,19 +19,6 @@ public struct StoreRemoteChanges: Sendable, Hashable {
     }
 
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && unlistedEntities.isEmpty }
-
-    /// Both as one, in order: an object inserted or updated and then deleted is deleted; one
-    /// deleted and then inserted again (its key reused) is updated.
-    public mutating func append(_ later: StoreRemoteChanges) {
-        let reinserted = deleted.intersection(later.inserted)
-        deleted.subtract(later.inserted)
-        inserted.formUnion(later.inserted.subtracting(reinserted))
-        updated.formUnion(later.updated.union(reinserted).subtracting(inserted))
-        inserted.subtract(later.deleted)
-        updated.subtract(later.deleted)
-        deleted.formUnion(later.deleted)
-        unlistedEntities.formUnion(later.unlistedEntities)
-    }
 }
 
 /// Follows another process's saves to a store until stopped (see
@@ -48,17 +35,18 @@ package final class PollingChangeObserver: StoreChangeObserver {
     private let stopped = Locked(false)
 
     /// - Parameters:
-    ///   - poll: what changed since its last call, nil for nothing; an error is retried at
-    ///     the next tick (a file being replaced, a busy database).
+    ///   - poll: what changed since its last call, one element per save where the store can
+    ///     tell them apart; an error is retried at the next tick (a file being replaced, a
+    ///     busy database).
     package init(
-        name: String, interval: Duration = .milliseconds(100), poll: @escaping @Sendable () throws(StrataError) -> StoreRemoteChanges?,
+        name: String, interval: Duration = .milliseconds(100), poll: @escaping @Sendable () throws(StrataError) -> [StoreRemoteChanges],
         handler: @escaping @Sendable (StoreRemoteChanges) -> Void
     ) {
         let stopped = self.stopped
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         let thread = Thread {
             while !stopped.withLock({ $0 }) {
-                if let changes = try? poll(), !changes.isEmpty { handler(changes) }
+                for changes in (try? poll()) ?? [] where !changes.isEmpty { handler(changes) }
                 Thread.sleep(forTimeInterval: seconds)
             }
         }

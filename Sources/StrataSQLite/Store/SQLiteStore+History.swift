@@ -129,25 +129,25 @@ final class HistoryReader: Sendable {
         return 0
     }
 
-    /// What other store instances committed since the last poll; nil for nothing.
-    func poll() throws(StrataError) -> StoreRemoteChanges? {
-        try state.withLock { (state) throws(StrataError) -> StoreRemoteChanges? in
+    /// What other store instances committed since the last poll, a row (a save) each.
+    func poll() throws(StrataError) -> [StoreRemoteChanges] {
+        try state.withLock { (state) throws(StrataError) -> [StoreRemoteChanges] in
             let database = state.database
             let version = try Self.dataVersion(database)
-            guard version != state.dataVersion else { return nil }
+            guard version != state.dataVersion else { return [] }
             state.dataVersion = version
-            guard let last = try Self.lastID(database) else { return nil }
-            var changes = StoreRemoteChanges()
+            guard let last = try Self.lastID(database) else { return [] }
+            var changes: [StoreRemoteChanges] = []
             let seen = state.lastID ?? 0
             if case .text(let identifier)? = try database.scalar("SELECT \"value\" FROM \"strata_metadata\" WHERE \"key\" = ?1", [.text(StoreMetadata.Key.storeIdentifier)]),
                identifier != storeIdentifier {
                 // Another store was copied into the file: anything may have changed.
                 state.lastID = last
-                return StoreRemoteChanges(unlistedEntities: entityNames)
+                return [StoreRemoteChanges(unlistedEntities: entityNames)]
             }
             if case .integer(let oldest)? = try database.scalar("SELECT min(\"id\") FROM \"strata_history\""), oldest > seen + 1 {
                 // Rows this observer had not read were pruned: it cannot tell what they changed.
-                changes.unlistedEntities = entityNames
+                changes.append(StoreRemoteChanges(unlistedEntities: entityNames))
             }
             let rows = try database.rows(
                 "SELECT \"id\", \"origin\", \"inserted\", \"updated\", \"deleted\" FROM \"strata_history\" WHERE \"id\" > ?1 ORDER BY \"id\"",
@@ -161,7 +161,7 @@ final class HistoryReader: Sendable {
                 parse(deleted) { row.deleted.insert($0) } unlisted: { row.unlistedEntities.insert($0) }
                 changes.append(row)
             }
-            return changes.isEmpty ? nil : changes
+            return changes
         }
     }
 

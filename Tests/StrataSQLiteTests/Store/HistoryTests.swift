@@ -103,7 +103,8 @@ import Testing
         try database.run("INSERT INTO \"strata_history\" (\"id\", \"origin\", \"committed\", \"inserted\", \"updated\", \"deleted\") VALUES (5000, 'x', 'now', '', 'Note/1', '')")
         try database.run("DELETE FROM \"strata_history\" WHERE \"id\" < 5000")
         try database.execute("COMMIT")
-        #expect(await changes.next() == StoreRemoteChanges(updated: [id], unlistedEntities: ["Note"]))
+        #expect(await changes.next() == StoreRemoteChanges(unlistedEntities: ["Note"]))
+        #expect(await changes.next() == StoreRemoteChanges(updated: [id]))
     }
 
     @Test func aFileWithoutTheTableIsReadAndWrittenAsBefore() throws {
