@@ -61,10 +61,12 @@ extension SQLiteStore {
         if !unlisted.isEmpty {
             updatedText = ([updatedText].filter { !$0.isEmpty } + unlisted.sorted().map { "\($0)/*" }).joined(separator: " ")
         }
-        try database.execute(Self.historyCreation)
+        // Prepared once per connection (a cached statement), so a save pays a lookup of the
+        // schema, not a parse.
+        try database.run(Self.historyCreation)
         try database.run(
-            "INSERT INTO \"strata_history\" (\"origin\", \"committed\", \"inserted\", \"updated\", \"deleted\") VALUES (?1, ?2, ?3, ?4, ?5)",
-            [.text(instanceIdentifier), .text(ISO8601DateFormatter().string(from: Date())), .text(insertedText), .text(updatedText), .text(deletedText)])
+            "INSERT INTO \"strata_history\" (\"origin\", \"committed\", \"inserted\", \"updated\", \"deleted\") VALUES (?1, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?2, ?3, ?4)",
+            [.text(instanceIdentifier), .text(insertedText), .text(updatedText), .text(deletedText)])
         try database.run("DELETE FROM \"strata_history\" WHERE \"id\" <= last_insert_rowid() - ?1", [.integer(Self.historyLimit)])
     }
 
