@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Strata
+import StrataPostgres
 
 /// `strata watch`: follows a query across processes, printing one JSON line per save that
 /// changes its results, until interrupted.
@@ -40,7 +41,10 @@ struct WatchCommand: ParsableCommand {
             let coordinator = try StoreAccess.openExisting(store, type: type)
             let request = FetchRequest(entityName: entity, predicate: try parsePredicate(predicate))
             let watcher = try QueryWatcher(coordinator: coordinator, request: request)
-            Console.note("strata: watching \(entity) in '\(Echo.line(store))' (\(watcher.count) object\(watcher.count == 1 ? "" : "s") match); stop with Ctrl-C")
+            // A server URL is shown without its password.
+            let location = StoreAccess.location(store)
+            let shown = location.isFileURL ? store : ((try? PostgresLocation(location))?.description ?? location.host ?? "the server")
+            Console.note("strata: watching \(entity) in '\(Echo.line(shown))' (\(watcher.count) object\(watcher.count == 1 ? "" : "s") match); stop with Ctrl-C")
             try watcher.run()
         }
     }
