@@ -74,4 +74,34 @@ import Testing
         notification = try #require(await notifications.next())
         #expect(notification.sourceContext == nil && notification.inserted == [other.objectID])
     }
+
+    /// A save of the watcher right after another process's: on a file store it may find the
+    /// file replaced and rebase onto it before the observer looked; the other process's
+    /// change is reported all the same, once.
+    @Test(.timeLimit(.minutes(1)), arguments: StoreKind.all.filter(\.persists))
+    func aSaveThatRebasesDoesNotHideTheOtherProcesssChanges(_ kind: StoreKind) async throws {
+        let description = try kind.makeDescription()
+        defer { if let url = description.url { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) } }
+        let watcher = try Self.coordinator(kind, description)
+        let writer = try Self.coordinator(kind, description)
+        let observation = try watcher.observeRemoteChanges()
+        defer { observation.stop() }
+        var notifications = watcher.saveNotifications().makeAsyncIterator()
+        let theirs = ManagedObjectContext(coordinator: writer)
+        let note = try theirs.insertObject(entityName: "Note")
+        note["text"] = "theirs"
+        try theirs.save()
+        let mine = ManagedObjectContext(coordinator: watcher)
+        let tag = try mine.insertObject(entityName: "Tag")
+        tag["name"] = "mine"
+        try mine.save()
+        var remote: [SaveNotification] = []
+        while remote.isEmpty {
+            let notification = try #require(await notifications.next())
+            if notification.sourceContext == nil { remote.append(notification) }
+        }
+        #expect(remote[0].inserted == [note.objectID])
+        #expect(remote[0].updated.isEmpty && remote[0].deleted.isEmpty)
+        #expect(try ManagedObjectContext(coordinator: watcher).fetchObjectIDs(FetchRequest(entityName: "Note")) == [note.objectID])
+    }
 }

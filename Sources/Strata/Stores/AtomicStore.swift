@@ -120,6 +120,9 @@ public final class AtomicStore: PersistentStore {
     private let contents: Locked<AtomicStoreContents>
     /// Serialises this store's saves, and holds the version of the file its contents came from.
     let writeLock: Locked<LoadedVersion?>
+    /// Other processes' changes a save took in when it rebased onto their file, for the
+    /// observer of remote changes to report; nil while nothing observes them.
+    let rebasedChanges = Locked<StoreRemoteChanges?>(nil)
 
     /// The file the contents were read from or last written to, held open (see ``HeldFile``).
     struct LoadedVersion {
@@ -367,6 +370,7 @@ public final class AtomicStore: PersistentStore {
                     for (root, key) in base.keySequences where key > reloaded.keySequences[root, default: 0] {
                         reloaded.keySequences[root] = key
                     }
+                    noteRebase(from: base, to: reloaded)
                     base = reloaded
                     loaded = version
                     publish(reloaded)

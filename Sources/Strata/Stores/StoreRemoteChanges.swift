@@ -33,15 +33,18 @@ public protocol StoreChangeObserver: AnyObject, Sendable {
 /// XML or binary file) follow other processes.
 package final class PollingChangeObserver: StoreChangeObserver {
     private let stopped = Locked(false)
+    private let onStop: @Sendable () -> Void
 
     /// - Parameters:
+    ///   - onStop: run once, when stopped.
     ///   - poll: what changed since its last call, one element per save where the store can
     ///     tell them apart; an error is retried at the next tick (a file being replaced, a
     ///     busy database).
     package init(
         name: String, interval: Duration = .milliseconds(100), poll: @escaping @Sendable () throws(StrataError) -> [StoreRemoteChanges],
-        handler: @escaping @Sendable (StoreRemoteChanges) -> Void
+        handler: @escaping @Sendable (StoreRemoteChanges) -> Void, onStop: @escaping @Sendable () -> Void = {}
     ) {
+        self.onStop = onStop
         let stopped = self.stopped
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         let thread = Thread {
@@ -57,6 +60,10 @@ package final class PollingChangeObserver: StoreChangeObserver {
     deinit { stop() }
 
     package func stop() {
-        stopped.withLock { $0 = true }
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        if first { onStop() }
     }
 }
