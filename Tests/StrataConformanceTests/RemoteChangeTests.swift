@@ -19,20 +19,34 @@ import Testing
         }
     }()
 
-    private static func coordinator(_ kind: StoreKind, _ description: StoreDescription) throws -> PersistentStoreCoordinator {
-        let coordinator = PersistentStoreCoordinator(schema: schema, storeTypes: kind.storeTypes)
-        try coordinator.addStore(description)
-        return coordinator
+    /// Two coordinators on one new store, the watcher following the other's saves; the store
+    /// is removed with the pair.
+    private final class Pair {
+        let description: StoreDescription
+        let watcher: PersistentStoreCoordinator
+        let writer: PersistentStoreCoordinator
+        let observation: RemoteChangeObservation
+
+        init(_ kind: StoreKind) throws {
+            description = try kind.makeDescription()
+            watcher = PersistentStoreCoordinator(schema: RemoteChangeTests.schema, storeTypes: kind.storeTypes)
+            try watcher.addStore(description)
+            writer = PersistentStoreCoordinator(schema: RemoteChangeTests.schema, storeTypes: kind.storeTypes)
+            try writer.addStore(description)
+            observation = try watcher.observeRemoteChanges()
+        }
+
+        deinit {
+            observation.stop()
+            if let url = description.url { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        }
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: StoreKind.all.filter(\.persists))
     func anotherProcessSavesArriveAsNotifications(_ kind: StoreKind) async throws {
-        let description = try kind.makeDescription()
-        defer { if let url = description.url { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) } }
-        let watcher = try Self.coordinator(kind, description)
-        let writer = try Self.coordinator(kind, description)
-        let observation = try watcher.observeRemoteChanges()
-        defer { observation.stop() }
+        let pair = try Pair(kind)
+        defer { withExtendedLifetime(pair) {} }
+        let (watcher, writer) = (pair.watcher, pair.writer)
         var notifications = watcher.saveNotifications().makeAsyncIterator()
         var values = watcher.observeObjectIDs(FetchRequest(entityName: "Note", sortDescriptors: [FetchSortDescriptor("text")])).makeAsyncIterator()
         #expect(try await values.next() == [])
@@ -80,12 +94,9 @@ import Testing
     /// change is reported all the same, once.
     @Test(.timeLimit(.minutes(1)), arguments: StoreKind.all.filter(\.persists))
     func aSaveThatRebasesDoesNotHideTheOtherProcesssChanges(_ kind: StoreKind) async throws {
-        let description = try kind.makeDescription()
-        defer { if let url = description.url { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) } }
-        let watcher = try Self.coordinator(kind, description)
-        let writer = try Self.coordinator(kind, description)
-        let observation = try watcher.observeRemoteChanges()
-        defer { observation.stop() }
+        let pair = try Pair(kind)
+        defer { withExtendedLifetime(pair) {} }
+        let (watcher, writer) = (pair.watcher, pair.writer)
         var notifications = watcher.saveNotifications().makeAsyncIterator()
         let theirs = ManagedObjectContext(coordinator: writer)
         let note = try theirs.insertObject(entityName: "Note")
