@@ -16,6 +16,7 @@ extension ManagedObjectContext {
     ///   deleted object back), or a store's error.
     public func save() throws(StrataError) {
         processPendingMerges()
+        observation?.flush()
         guard hasChanges else { return }
         if let error = unreadableObjectError() { throw error }
         try releaseOneWayReferences()
@@ -52,6 +53,7 @@ extension ManagedObjectContext {
             return try saveAgain()
         }
         didSave(sorted, outcome)
+        observation?.didSave()
     }
 
     /// Saves again after resolving conflicts, one round deeper.

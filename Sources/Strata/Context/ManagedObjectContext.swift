@@ -56,6 +56,8 @@ public final class ManagedObjectContext {
     var savedIDs: [ObjectID: ObjectID] = [:]
     /// How many store-trump rounds of resolving merge conflicts the save in progress is in.
     var resolvingConflicts = 0
+    /// Who observes this context's changes (``changes``, results controllers); nil until asked.
+    @exclusivity(unchecked) var observation: ContextObservation?
 
     /// The context this one reads from and saves into (``init(parent:)``); nil for a context
     /// on the coordinator, which reads from and saves to the stores.
@@ -84,6 +86,7 @@ public final class ManagedObjectContext {
     /// Runs `body` in this context's domain, as one undo group.
     public func perform<T>(_ body: () throws -> T) rethrows -> T {
         processPendingMerges()
+        defer { observation?.flush() }
         if let undoManager { return try undoManager.group(body) }
         return try body()
     }
@@ -174,6 +177,7 @@ public final class ManagedObjectContext {
 
     /// Keeps an object with changes alive, or lets a clean one go.
     func noteChange(_ object: ManagedObject) {
+        observation?.noteLocalChange(object)
         if object.hasChanges {
             changed.insert(object)
         } else {
@@ -420,6 +424,7 @@ public final class ManagedObjectContext {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.isInserted else { return }
         coordinator.evictCachedRecord(object.objectID)
+        observation?.didRefresh(object.objectID)
         if mergeChanges && object.hasChanges {
             guard case .found(let record) = storedRecord(of: object.objectID) else { return }
             merge(record, into: object)
@@ -533,6 +538,7 @@ public final class ManagedObjectContext {
     /// updated objects take the saved values (keeping this context's own unsaved changes on
     /// top), deleted objects leave the context.
     public func mergeChanges(from notification: SaveNotification) {
+        defer { observation?.didMerge(notification) }
         if !notification.deleted.isEmpty { letGoOfDeleted(notification.deleted) }
         for id in notification.deleted {
             guard let object = registry.object(for: id) else { continue }
