@@ -8,7 +8,7 @@ internal import Strata
 /// Not thread-safe: a connection is used by one caller at a time (``PGConnectionPool`` hands it
 /// out). Closed when released.
 final class PGConnection {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     /// What errors name as the place: the store's URL without its password.
     let location: String
 
@@ -130,6 +130,8 @@ struct PGError: Error {
     /// libpq failed without reaching the server.
     var state: String
     var message: String
+    /// The server's detail line (`Key ("_pk")=(7) already exists.`); empty when it gave none.
+    var detail = ""
 
     static let uniqueViolation = "23505"
     /// What a uniqueness constraint (an exclusion constraint) reports.
@@ -144,7 +146,7 @@ struct PGError: Error {
 
 /// The rows of a statement, read as text; freed when released.
 final class PGResult {
-    private let result: OpaquePointer
+    let result: OpaquePointer
 
     init(_ result: OpaquePointer) { self.result = result }
     deinit { PQclear(result) }

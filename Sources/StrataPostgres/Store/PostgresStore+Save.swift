@@ -183,40 +183,9 @@ extension PostgresStore {
             throw StrataError(.mergeConflict, "the save would overwrite changes another context saved since these objects were read", failures: conflicts, file: location.description)
         }
 
-        // Inserts.
-        var inserted: [(record: StoreRecord, entity: PostgresLayout.Entity, key: Int64)] = []
-        var highestKeys: [String: Int64] = [:]
-        for record in changes.inserted {
-            let id = record.objectID
-            guard let (entity, key) = target(id) else {
-                throw StrataError(.invalidObjectID, "\(id) cannot be inserted into this PostgreSQL store: it has another store's or a temporary ID, or an entity the store does not hold", file: location.description)
-            }
-            var columns = ["\"_pk\"", "\"_version\""]
-            var placeholders = ["$1::bigint", "$2::bigint"]
-            var parameters: [String?] = [String(key), String(changes.restoresVersions ? record.version : 1)]
-            if entity.hasEntityColumn {
-                columns.append("\"_entity\"")
-                placeholders.append("$3")
-                parameters.append(entity.description.name)
-            }
-            for column in try columnValues(of: record, entity) {
-                columns.append(quoted(column.column))
-                parameters.append(column.value)
-                placeholders.append("$\(parameters.count)::\(column.type)")
-            }
-            do throws(PGError) {
-                try connection.query("INSERT INTO \(quoted(entity.table)) (\(columns.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))", parameters)
-            } catch {
-                guard error.state == PGError.uniqueViolation else { throw error.strataError(location: location.description) }
-                if error.message.contains("_pkey") {
-                    throw StrataError(.validationFailed, "an object with primary key \(key) already exists in the '\(entity.table)' hierarchy", file: location.description)
-                }
-                throw uniquenessError(changes, connection)
-            }
-            versions[id] = changes.restoresVersions ? record.version : 1
-            highestKeys[entity.table] = max(highestKeys[entity.table] ?? 0, key)
-            inserted.append((record, entity, key))
-        }
+        // Inserts: runs of records of one entity, many rows a statement, all in one round trip.
+        let (inserted, highestKeys) = try insert(changes, connection)
+        for (record, _, _) in inserted { versions[record.objectID] = changes.restoresVersions ? record.version : 1 }
 
         // To-many relationships, once every row exists: inserted records first, then updated.
         for (record, entity, key) in inserted + written {
@@ -244,6 +213,150 @@ extension PostgresStore {
         return (versions, history)
     }
 
+    /// How many rows one INSERT of a save writes at most (one array per column of them).
+    static let rowsPerInsert = 5_000
+
+    /// Inserts a changeset's records: each run of records of one entity (up to
+    /// ``rowsPerInsert``) as one `INSERT … SELECT … FROM unnest(…)` with an array per column in
+    /// the binary format, every statement sent before the first answer comes back (a pipeline).
+    /// From a record with a value that is not of its attribute's type on, records go one
+    /// statement a row with text values, as the server reads those. Returns the inserted
+    /// records, and the highest key inserted into each table.
+    private func insert(_ changes: StoreChangeset, _ connection: PGConnection) throws(StrataError) -> (inserted: [(record: StoreRecord, entity: PostgresLayout.Entity, key: Int64)], highestKeys: [String: Int64]) {
+        var inserted: [(record: StoreRecord, entity: PostgresLayout.Entity, key: Int64)] = []
+        inserted.reserveCapacity(changes.inserted.count)
+        var highestKeys: [String: Int64] = [:]
+        let records = changes.inserted
+        var start = 0
+        try connection.pipeline { (pipeline) throws(StrataError) in
+            // The table of each statement sent, to name it in a duplicate key's error.
+            var tables: [String] = []
+            while start < records.count {
+                guard let (entity, firstKey) = target(records[start].objectID) else { throw notInsertable(records[start].objectID) }
+                var keys = [firstKey]
+                var end = start + 1
+                while end < records.count, end - start < Self.rowsPerInsert, records[end].objectID.entityName == entity.description.name,
+                      let (_, key) = target(records[end].objectID) {
+                    keys.append(key)
+                    end += 1
+                }
+                guard let (sql, parameters) = try insertStatement(records[start..<end], keys, entity, restoringVersions: changes.restoresVersions) else { break }
+                do throws(PGError) { try pipeline.send(sql, parameters) } catch { throw error.strataError(location: location.description) }
+                tables.append(entity.table)
+                for (record, key) in zip(records[start..<end], keys) { inserted.append((record, entity, key)) }
+                highestKeys[entity.table] = max(highestKeys[entity.table] ?? 0, keys.max()!)
+                start = end
+            }
+            do throws(PGError) {
+                _ = try pipeline.finish()
+            } catch {
+                throw insertError(error, table: pipeline.failedStatement.map { tables[$0] }, changes, connection)
+            }
+        }
+        for record in records[start...] {
+            guard let (entity, key) = target(record.objectID) else { throw notInsertable(record.objectID) }
+            var columns = ["\"_pk\"", "\"_version\""]
+            var placeholders = ["$1::bigint", "$2::bigint"]
+            var parameters: [String?] = [String(key), String(changes.restoresVersions ? record.version : 1)]
+            if entity.hasEntityColumn {
+                columns.append("\"_entity\"")
+                placeholders.append("$3")
+                parameters.append(entity.description.name)
+            }
+            for column in try columnValues(of: record, entity) {
+                columns.append(quoted(column.column))
+                parameters.append(column.value)
+                placeholders.append("$\(parameters.count)::\(column.type)")
+            }
+            do throws(PGError) {
+                try connection.query("INSERT INTO \(quoted(entity.table)) (\(columns.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))", parameters)
+            } catch {
+                throw insertError(error, table: entity.table, changes, connection)
+            }
+            highestKeys[entity.table] = max(highestKeys[entity.table] ?? 0, key)
+            inserted.append((record, entity, key))
+        }
+        return (inserted, highestKeys)
+    }
+
+    /// The multi-row INSERT of records of one entity (``insert(_:_:)``): `_pk`, `_version`,
+    /// `_entity`, then each attribute and to-one column, each as an array; nil when a value is
+    /// not of its attribute's type.
+    private func insertStatement(_ records: ArraySlice<StoreRecord>, _ keys: [Int64], _ entity: PostgresLayout.Entity, restoringVersions: Bool) throws(StrataError) -> (String, PGParameters)? {
+        var parameters = PGParameters()
+        var targets: [String] = []
+        var arrays: [String] = []
+        var values: [String] = []
+        func column(_ name: String, array: String, cast: String = "") {
+            targets.append(quoted(name))
+            arrays.append("$\(parameters.count)::\(array)")
+            values.append("u.c\(arrays.count)\(cast)")
+        }
+        parameters.appendArray(of: .int8) { array in for key in keys { array.append(element: key) } }
+        column("_pk", array: "bigint[]")
+        if restoringVersions {
+            parameters.appendArray(of: .int8) { array in for record in records { array.append(element: record.version) } }
+            column("_version", array: "bigint[]")
+        } else {
+            targets.append("\"_version\"")
+            values.append("1")
+        }
+        if entity.hasEntityColumn {
+            parameters.append(text: entity.description.name)
+            targets.append("\"_entity\"")
+            values.append("$\(parameters.count)")
+        }
+        let layout = entity.description.attributeLayout
+        for (name, type) in entity.attributes {
+            let position = layout.position(of: name)
+            let (element, array, cast) = PostgresValueCoding.arrayElement(type)
+            var matches = true
+            try parameters.appendArray(of: element) { (writer) throws(StrataError) in
+                for record in records where matches {
+                    let value = position.flatMap { record.attributes.layout === layout ? record.attributes[position: $0] : nil } ?? record.attributes[name]
+                    matches = try PostgresValueCoding.append(value, as: type, to: &writer, attribute: name, entity: entity.description.name)
+                }
+            }
+            guard matches else { return nil }
+            column(name, array: array, cast: cast)
+        }
+        for toOne in entity.toOnes {
+            parameters.appendArray(of: .int8) { array in
+                for record in records {
+                    if let key = record.toOne[toOne.name]?.primaryKey { array.append(element: key) } else { array.appendNull() }
+                }
+            }
+            column(toOne.name, array: "bigint[]")
+            if let entityColumn = toOne.entityColumn {
+                parameters.appendArray(of: .text) { array in
+                    for record in records {
+                        if let name = record.toOne[toOne.name]?.entityName { array.append(element: name) } else { array.appendNull() }
+                    }
+                }
+                column(entityColumn, array: "text[]")
+            }
+        }
+        let names = (1...arrays.count).map { "c\($0)" }.joined(separator: ", ")
+        let sql = "INSERT INTO \(quoted(entity.table)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM unnest(\(arrays.joined(separator: ", "))) AS u(\(names))"
+        return (sql, parameters)
+    }
+
+    /// The error of an INSERT into `table` the server refused: a duplicate primary key (named
+    /// from the server's detail), a broken uniqueness constraint, or the server's own error.
+    private func insertError(_ error: PGError, table: String?, _ changes: StoreChangeset, _ connection: PGConnection) -> StrataError {
+        guard error.state == PGError.uniqueViolation else { return error.strataError(location: location.description) }
+        if error.message.contains("_pkey") {
+            // "Key (_pk)=(7) already exists."
+            let key = error.detail.split(separator: "=(", maxSplits: 1).last.flatMap { $0.split(separator: ")").first }.flatMap { Int64($0) }
+            return StrataError(.validationFailed, "an object with primary key \(key.map(String.init) ?? "?") already exists in the '\(table ?? "?")' hierarchy", file: location.description)
+        }
+        return uniquenessError(changes, connection)
+    }
+
+    private func notInsertable(_ id: ObjectID) -> StrataError {
+        StrataError(.invalidObjectID, "\(id) cannot be inserted into this PostgreSQL store: it has another store's or a temporary ID, or an entity the store does not hold", file: location.description)
+    }
+
     /// A `strata_history` row for a save, and the notification of the store's channel (sent
     /// when the transaction commits, never when it rolls back): the save's last statements.
     ///
@@ -257,11 +370,25 @@ extension PostgresStore {
     /// Returns the transaction's ID (`txid_current()`), for asking the server what became of
     /// it should the connection break during `COMMIT`.
     func recordHistory(_ history: History, _ connection: PGConnection) throws(StrataError) -> Int64? {
-        try connection.run("LOCK TABLE \"strata_history\" IN SHARE ROW EXCLUSIVE MODE")
-        try connection.run(
-            "INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])",
-            [instanceIdentifier, Self.array(history.inserted), Self.array(history.updated), Self.array(history.deleted)])
-        return try connection.run("SELECT pg_notify($1, $2), txid_current()", [location.channel, instanceIdentifier]).int64(0, 1)
+        // The three statements in one round trip; the names as binary text arrays.
+        var row = PGParameters()
+        row.append(text: instanceIdentifier)
+        for names in [history.inserted, history.updated, history.deleted] {
+            row.appendArray(of: .text) { array in for name in names { array.append(element: name) } }
+        }
+        var notification = PGParameters()
+        notification.append(text: location.channel)
+        notification.append(text: instanceIdentifier)
+        return try connection.pipeline { (pipeline) throws(StrataError) -> Int64? in
+            do throws(PGError) {
+                try pipeline.send("LOCK TABLE \"strata_history\" IN SHARE ROW EXCLUSIVE MODE", PGParameters())
+                try pipeline.send("INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])", row)
+                try pipeline.send("SELECT pg_notify($1, $2), txid_current()", notification)
+                return try pipeline.finish().last?.int64(0, 1)
+            } catch {
+                throw error.strataError(location: location.description)
+            }
+        }
     }
 
     /// The entity layout and key of an object of this store.

@@ -1,0 +1,291 @@
+internal import CLibPQ
+internal import Foundation
+internal import Strata
+
+/// Parameters of one statement, each in PostgreSQL's text or binary format, in one buffer: what
+/// a save sends for many rows at once (one array per column, ``PGArrayWriter``).
+struct PGParameters {
+    private(set) var bytes: [UInt8] = []
+    /// Each parameter's start in ``bytes``; -1 for NULL.
+    private(set) var offsets: [Int] = []
+    private(set) var lengths: [Int32] = []
+    /// 0 text, 1 binary.
+    private(set) var formats: [Int32] = []
+
+    var count: Int { offsets.count }
+
+    /// A text parameter (the statement's cast types it); nil for NULL.
+    mutating func append(text: String?) {
+        guard var text else {
+            offsets.append(-1)
+            lengths.append(0)
+            formats.append(0)
+            return
+        }
+        offsets.append(bytes.count)
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+        lengths.append(Int32(bytes.count - offsets.last!))
+        // libpq reads a text parameter up to its NUL.
+        bytes.append(0)
+        formats.append(0)
+    }
+
+    /// A one-dimensional array in the binary format, of elements of type `element` (an OID: the
+    /// statement's `$n::type[]` must name the same type), written by `body`.
+    mutating func appendArray<Failure: Error>(of element: PGType, _ body: (inout PGArrayWriter) throws(Failure) -> Void) throws(Failure) {
+        let start = bytes.count
+        var writer = PGArrayWriter(bytes: bytes, element: element)
+        bytes = []
+        defer {
+            bytes = writer.finish()
+            offsets.append(start)
+            lengths.append(Int32(bytes.count - start))
+            formats.append(1)
+        }
+        try body(&writer)
+    }
+
+    /// Calls `body` with libpq's parameter arrays: values, lengths and formats.
+    func withParameters<T>(_ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> T) -> T {
+        bytes.withUnsafeBufferPointer { buffer in
+            let base = buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+            let values: [UnsafePointer<CChar>?] = offsets.map { offset in
+                guard offset >= 0 else { return nil }
+                guard let base else { return Self.empty }
+                return base + offset
+            }
+            return values.withUnsafeBufferPointer { values in
+                lengths.withUnsafeBufferPointer { lengths in
+                    formats.withUnsafeBufferPointer { formats in
+                        body(values.baseAddress, lengths.baseAddress, formats.baseAddress)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The value of an empty parameter, which libpq reads no byte of (a NULL pointer would be
+    /// SQL NULL). Never written.
+    private nonisolated(unsafe) static let empty: UnsafePointer<CChar> = {
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        pointer.initialize(to: 0)
+        return UnsafePointer(pointer)
+    }()
+}
+
+/// A PostgreSQL type by its OID (`pg_type`), as the binary format names element types.
+struct PGType: RawRepresentable, Hashable {
+    let rawValue: UInt32
+
+    static let bool = PGType(rawValue: 16)
+    static let bytea = PGType(rawValue: 17)
+    static let int8 = PGType(rawValue: 20)
+    static let int2 = PGType(rawValue: 21)
+    static let int4 = PGType(rawValue: 23)
+    static let text = PGType(rawValue: 25)
+    static let float4 = PGType(rawValue: 700)
+    static let float8 = PGType(rawValue: 701)
+    static let numeric = PGType(rawValue: 1700)
+    static let uuid = PGType(rawValue: 2950)
+}
+
+/// Writes a one-dimensional array in PostgreSQL's binary format (`array_recv`): a header (one
+/// dimension, whether any element is NULL, the element type, the length, lower bound 1), then
+/// each element as its length (-1 for NULL) and its bytes.
+struct PGArrayWriter {
+    private var bytes: [UInt8]
+    private let start: Int
+    private var count: Int32 = 0
+    private var hasNull = false
+
+    fileprivate init(bytes: [UInt8], element: PGType) {
+        self.bytes = bytes
+        start = bytes.count
+        for word in [1, 0, Int32(bitPattern: element.rawValue), 0, 1] as [Int32] { append(word) }
+    }
+
+    private mutating func append<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    fileprivate mutating func finish() -> [UInt8] {
+        bytes.withUnsafeMutableBytes { buffer in
+            buffer.storeBytes(of: Int32(hasNull ? 1 : 0).bigEndian, toByteOffset: start + 4, as: Int32.self)
+            buffer.storeBytes(of: count.bigEndian, toByteOffset: start + 12, as: Int32.self)
+        }
+        return bytes
+    }
+
+    mutating func appendNull() {
+        append(Int32(-1))
+        hasNull = true
+        count += 1
+    }
+
+    /// An element of a fixed-width integer type (`int2`, `int4`, `int8`; `float8` and `float4`
+    /// as their bit patterns).
+    mutating func append<T: FixedWidthInteger>(element value: T) {
+        append(Int32(MemoryLayout<T>.size))
+        append(value)
+        count += 1
+    }
+
+    /// A `text` element.
+    mutating func append(element text: String) {
+        var text = text
+        text.withUTF8 { append(element: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// An element of raw bytes (`text` in UTF-8, `bytea`, `uuid`'s 16 bytes).
+    mutating func append(element value: UnsafeRawBufferPointer) {
+        append(Int32(value.count))
+        bytes.append(contentsOf: value)
+        count += 1
+    }
+}
+
+extension PGConnection {
+    /// Statements sent one after the other without waiting for each answer (libpq's pipeline
+    /// mode), then every result read: one round trip for all of them. ``send(_:_:)`` queues a
+    /// statement; ``finish()`` sends the queue's end and reads the results. On the server the
+    /// statements run one after the other, as sent; the first one that fails skips the rest.
+    final class Pipeline {
+        private let connection: PGConnection
+        private var sent = 0
+        private var open = true
+        /// The position of the statement that failed, after ``finish()`` threw its error.
+        private(set) var failedStatement: Int?
+
+        fileprivate init(_ connection: PGConnection) throws(PGError) {
+            self.connection = connection
+            guard PQenterPipelineMode(connection.handle) == 1 else { throw connection.lastError() }
+        }
+
+        /// Queues one statement with its parameters; `binaryResults` asks for its rows in the
+        /// binary format.
+        func send(_ sql: String, _ parameters: PGParameters, binaryResults: Bool = false) throws(PGError) {
+            let queued = parameters.withParameters { values, lengths, formats in
+                PQsendQueryParams(connection.handle, sql, Int32(parameters.count), nil, values, lengths, formats, binaryResults ? 1 : 0)
+            }
+            guard queued == 1 else {
+                abandon()
+                throw connection.lastError()
+            }
+            sent += 1
+        }
+
+        /// Ends the pipeline and returns each statement's result, in order.
+        /// - Throws: ``PGError`` of the first statement that failed (the server skipped the
+        ///   ones after it), or of the connection.
+        func finish() throws(PGError) -> [PGResult] {
+            var results: [PGResult] = []
+            var failure: PGError?
+            guard PQpipelineSync(connection.handle) == 1 else {
+                abandon()
+                throw connection.lastError()
+            }
+            // Each statement's result is followed by a NULL; the end is the sync's result.
+            while true {
+                guard let result = PQgetResult(connection.handle) else {
+                    if PQstatus(connection.handle) != CONNECTION_OK {
+                        failure = failure ?? connection.lastError()
+                        break
+                    }
+                    continue
+                }
+                let status = PQresultStatus(result)
+                if status == PGRES_PIPELINE_SYNC {
+                    PQclear(result)
+                    break
+                }
+                if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK {
+                    results.append(PGResult(result))
+                } else {
+                    if failure == nil && status != PGRES_PIPELINE_ABORTED {
+                        failure = connection.error(of: result)
+                        failedStatement = results.count
+                    }
+                    PQclear(result)
+                }
+            }
+            open = false
+            PQexitPipelineMode(connection.handle)
+            if let failure { throw failure }
+            return results
+        }
+
+        /// Ends the pipeline after a failure of the client's: whatever was queued is sent and
+        /// its results dropped.
+        func abandon() {
+            guard open else { return }
+            open = false
+            if sent > 0, PQpipelineSync(connection.handle) == 1 {
+                while true {
+                    guard let result = PQgetResult(connection.handle) else {
+                        if PQstatus(connection.handle) != CONNECTION_OK { break }
+                        continue
+                    }
+                    let status = PQresultStatus(result)
+                    PQclear(result)
+                    if status == PGRES_PIPELINE_SYNC { break }
+                }
+            }
+            PQexitPipelineMode(connection.handle)
+        }
+    }
+
+    /// Runs `body` with a pipeline of this connection (``Pipeline``); a pipeline `body` leaves
+    /// unfinished (it threw) is abandoned.
+    func pipeline<T>(_ body: (Pipeline) throws(StrataError) -> T) throws(StrataError) -> T {
+        let pipeline: Pipeline
+        do throws(PGError) { pipeline = try Pipeline(self) } catch { throw error.strataError(location: location) }
+        defer { pipeline.abandon() }
+        return try body(pipeline)
+    }
+
+    /// Runs one statement with `parameters` (text or binary each), its rows in the binary
+    /// format when `binaryResults`.
+    func query(_ sql: String, _ parameters: PGParameters, binaryResults: Bool) throws(PGError) -> PGResult {
+        let result = parameters.withParameters { values, lengths, formats in
+            PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, binaryResults ? 1 : 0)
+        }
+        guard let result else { throw lastError() }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let error = error(of: result)
+            PQclear(result)
+            throw error
+        }
+        return PGResult(result)
+    }
+
+    /// The connection's last error (libpq's message).
+    fileprivate func lastError() -> PGError {
+        PGError(state: "", message: PQerrorMessage(handle).map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown error")
+    }
+
+    /// The error a failed result carries: SQLSTATE, message and detail.
+    fileprivate func error(of result: OpaquePointer) -> PGError {
+        func field(_ code: Character) -> String {
+            PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) } ?? ""
+        }
+        let message = PQresultErrorMessage(result).map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        var error = PGError(state: field("C"), message: message.isEmpty ? lastError().message : message)
+        error.detail = field("D")
+        return error
+    }
+}
+
+extension PGResult {
+    /// The bytes of a value (binary results: in the format of the column's type); nil for NULL.
+    func bytes(_ row: Int32, _ column: Int32) -> UnsafeRawBufferPointer? {
+        guard PQgetisnull(result, row, column) == 0 else { return nil }
+        return UnsafeRawBufferPointer(start: PQgetvalue(result, row, column), count: Int(PQgetlength(result, row, column)))
+    }
+
+    /// The type of a column.
+    func type(_ column: Int32) -> PGType { PGType(rawValue: PQftype(result, column)) }
+
+    /// How many columns the rows have.
+    var columns: Int32 { PQnfields(result) }
+}
