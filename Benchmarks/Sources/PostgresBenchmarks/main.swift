@@ -1,6 +1,6 @@
 import CLibPQRaw
-import FluentPostgresDriver
 import Foundation
+import PostgresBenchmarkRows
 import Strata
 import StrataPostgres
 
@@ -16,7 +16,8 @@ import StrataPostgres
 // on a new table; RUNS runs (default 3); ratios are taken run by run and reported as the median
 // and the range.
 
-guard let url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"], !url.isEmpty else {
+let url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] ?? ""
+if url.isEmpty {
     print("PostgresBenchmarks: STRATA_POSTGRES_URL is not set, so the PostgreSQL benchmarks are skipped. Start a server with")
     print("  STRATA_PG_DIR=/tmp/pg-bench STRATA_PG_PORT=54339 Scripts/postgres-server.sh start")
     print("and run again with STRATA_POSTGRES_URL set to the URL it prints.")
@@ -25,69 +26,17 @@ guard let url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"], !url
 
 let arguments = CommandLine.arguments.dropFirst()
 let count = arguments.first.flatMap(Int.init) ?? 100_000
-/// `--only raw` (or copy, multirow, pipeline, store, context, fluent): one contender, for a
-/// profiler (`store-insert`, `store-fetch`, `context-insert`, `context-fetch`: one operation).
+/// `--only store` (or pipeline, multirow, copy, context, fluent): one contender, for a profiler;
+/// each Strata operation is a function of its own (`storeInsert`, `storeFetch`, `contextInsert`,
+/// `contextFetch`) for `valgrind --tool=callgrind --toggle-collect='*storeInsert*'`.
 let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
 let runs = Int(ProcessInfo.processInfo.environment["RUNS"] ?? "") ?? 3
-
-/// One row's values, the same for every contender (the SQLite benchmark's).
-struct Row: Sendable {
-    var id: Int64
-    var title: String
-    var category: String
-    var quantity: Int64
-    var rank: Int64
-    var price: Double
-    var weight: Double
-    var active: Bool
-    var createdAt: Double
-    var notes: String
-    var code: Int32
-
-    init(_ i: Int) {
-        id = Int64(i + 1)
-        title = "Item \(i)"
-        category = ["alpha", "beta", "gamma", "delta"][i % 4]
-        quantity = Int64((i * 7919) % 1000)
-        rank = Int64(i)
-        price = Double(i % 1000) * 1.25
-        weight = Double(i) / 3
-        active = i % 3 != 0
-        createdAt = Double(i) * 60
-        notes = "note \(i % 100)"
-        code = Int32(i % 100_000)
-    }
-}
 
 let rows = (0..<count).map(Row.init)
 
 enum Operation: String, CaseIterable {
     case insert = "insert + save"
     case fetchAll = "fetch all + materialise"
-}
-
-struct Timing {
-    var wall: Double
-    var cpu: Double
-}
-
-func now(_ clock: clockid_t) -> Double {
-    var time = timespec()
-    clock_gettime(clock, &time)
-    return Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1e6
-}
-
-/// Wall-clock and process CPU milliseconds of `body`.
-func measure(_ body: () throws -> Void) rethrows -> Timing {
-    let wall = now(CLOCK_MONOTONIC), cpu = now(CLOCK_PROCESS_CPUTIME_ID)
-    try body()
-    return Timing(wall: now(CLOCK_MONOTONIC) - wall, cpu: now(CLOCK_PROCESS_CPUTIME_ID) - cpu)
-}
-
-func measure(_ body: () async throws -> Void) async rethrows -> Timing {
-    let wall = now(CLOCK_MONOTONIC), cpu = now(CLOCK_PROCESS_CPUTIME_ID)
-    try await body()
-    return Timing(wall: now(CLOCK_MONOTONIC) - wall, cpu: now(CLOCK_PROCESS_CPUTIME_ID) - cpu)
 }
 
 nonisolated(unsafe) var sink = 0
@@ -442,58 +391,34 @@ func fill(_ object: ManagedObject, with row: Row) {
 
 // MARK: - Fluent
 
-final class FluentRecord: Model, @unchecked Sendable {
-    static let schema = "fluent_record"
+/// The FluentPostgresBenchmark executable, when it is built beside this one.
+let fluentExecutable: URL? = {
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("FluentPostgresBenchmark")
+    return FileManager.default.isExecutableFile(atPath: executable.path) ? executable : nil
+}()
 
-    @ID(custom: "id", generatedBy: .user) var id: Int64?
-    @Field(key: "title") var title: String
-    @Field(key: "category") var category: String
-    @Field(key: "quantity") var quantity: Int64
-    @Field(key: "rank") var rank: Int64
-    @Field(key: "price") var price: Double
-    @Field(key: "weight") var weight: Double
-    @Field(key: "active") var active: Bool
-    @Field(key: "createdAt") var createdAt: Double
-    @Field(key: "notes") var notes: String
-    @Field(key: "code") var code: Int32
-
-    init() {}
-
-    init(_ row: Row) {
-        id = row.id
-        title = row.title
-        category = row.category
-        quantity = row.quantity
-        rank = row.rank
-        price = row.price
-        weight = row.weight
-        active = row.active
-        createdAt = row.createdAt
-        notes = row.notes
-        code = row.code
-    }
-}
-
-/// Fluent's batch create (one multi-row INSERT per 5,000 models: PostgreSQL takes at most
-/// 65,535 parameters a statement) in one transaction, and `query(on:).all()`.
-func fluent(_ database: any Database) async throws -> [Operation: Timing] {
+/// Fluent, measured by FluentPostgresBenchmark on a table made here; nil when it is not built.
+func fluent() throws -> [Operation: Timing]? {
+    guard let executable = fluentExecutable else { return nil }
     let connection = RawConnection()
-    createTable(FluentRecord.schema, connection)
+    createTable("fluent_record", connection)
+    defer { connection.exec("DROP TABLE fluent_record") }
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = [String(count)]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { fatalError("FluentPostgresBenchmark failed (status \(process.terminationStatus))") }
+    // "insert <wall> <cpu>" and "fetch <wall> <cpu>".
     var results: [Operation: Timing] = [:]
-    results[.insert] = try await measure {
-        try await database.transaction { database in
-            var start = 0
-            while start < rows.count {
-                let end = min(start + 5000, rows.count)
-                try await rows[start..<end].map(FluentRecord.init).create(on: database)
-                start = end
-            }
-        }
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        let fields = line.split(separator: " ")
+        guard fields.count == 3, let wall = Double(fields[1]), let cpu = Double(fields[2]) else { continue }
+        results[fields[0] == "insert" ? .insert : .fetchAll] = Timing(wall: wall, cpu: cpu)
     }
-    results[.fetchAll] = try await measure {
-        sink &+= try await FluentRecord.query(on: database).all().count
-    }
-    connection.exec("DROP TABLE \(FluentRecord.schema)")
     return results
 }
 
@@ -507,17 +432,17 @@ let names = [
     "copy": "raw libpq, COPY (binary)", "store": "Strata store", "context": "Strata context", "fluent": "Fluent",
 ]
 
-let eventLoops = MultiThreadedEventLoopGroup.singleton
-let databases = Databases(threadPool: NIOThreadPool.singleton, on: eventLoops)
-databases.use(try .postgres(url: url, sqlLogLevel: .trace), as: .psql)
-let fluentDatabase = databases.database(.psql, logger: Logger(label: "bench"), on: eventLoops.any())!
+let withFluent = fluentExecutable != nil
+if !withFluent {
+    print("Fluent: not measured, FluentPostgresBenchmark is not built (swift build -c release --product FluentPostgresBenchmark).")
+}
 
-@MainActor func run(_ contender: String) async throws -> [Operation: Timing] {
+@MainActor func run(_ contender: String) throws -> [Operation: Timing]? {
     switch contender {
     case "pipeline", "multirow", "copy": raw(contender)
     case "store": try strataStore()
     case "context": try strataContext()
-    case "fluent": try await fluent(fluentDatabase)
+    case "fluent": try fluent()
     default: fatalError("unknown contender '\(contender)'")
     }
 }
@@ -525,14 +450,13 @@ let fluentDatabase = databases.database(.psql, logger: Logger(label: "bench"), o
 print("\(count) objects of a 10-attribute entity on \(url); wall-clock ms (client CPU ms), \(runs) runs")
 var timings: [String: [[Operation: Timing]]] = [:]
 let chosen = only.map { [$0] } ?? contenders
-for run in 1...runs {
+for round in 1...runs {
     for contender in chosen {
-        let result = try await run(contender)
+        guard let result = try run(contender) else { continue }
         timings[contender, default: []].append(result)
-        print("run \(run) \(contender): " + Operation.allCases.map { "\($0.rawValue) \(ms(result[$0]!.wall)) (\(ms(result[$0]!.cpu)))" }.joined(separator: ", "))
+        print("run \(round) \(contender): " + Operation.allCases.map { "\($0.rawValue) \(ms(result[$0]!.wall)) (\(ms(result[$0]!.cpu)))" }.joined(separator: ", "))
     }
 }
-await databases.shutdownAsync()
 if only != nil { exit(0) }
 
 func median(_ values: [Double]) -> Double {
@@ -540,14 +464,14 @@ func median(_ values: [Double]) -> Double {
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 /// The raw baseline of a run: the faster of the two INSERT ways (COPY is its own line).
-func rawBase(_ run: Int, _ operation: Operation) -> Double {
+@MainActor func rawBase(_ run: Int, _ operation: Operation) -> Double {
     min(timings["pipeline"]![run][operation]!.wall, timings["multirow"]![run][operation]!.wall)
 }
 print("")
 print("| operation | contender | wall ms, median (range) | client CPU ms, median | ÷ raw, median (range) |")
 print("| --- | --- | ---: | ---: | ---: |")
 for operation in Operation.allCases {
-    for contender in contenders {
+    for contender in contenders where timings[contender] != nil {
         let walls = timings[contender]!.map { $0[operation]!.wall }
         let cpus = timings[contender]!.map { $0[operation]!.cpu }
         let ratios = walls.indices.map { walls[$0] / rawBase($0, operation) }
@@ -555,10 +479,10 @@ for operation in Operation.allCases {
             + String(format: "%.2f× (%.2f–%.2f)", median(ratios), ratios.min()!, ratios.max()!) + " |")
     }
 }
-let contextOverFluent = (0..<runs).map { run in
+let contextOverFluent = !withFluent ? [] : (0..<runs).map { run in
     Operation.allCases.map { timings["context"]![run][$0]!.wall / timings["fluent"]![run][$0]!.wall }
 }
-for (index, operation) in Operation.allCases.enumerated() {
+for (index, operation) in Operation.allCases.enumerated() where withFluent {
     let ratios = contextOverFluent.map { $0[index] }
     print(String(format: "context ÷ Fluent, \(operation.rawValue): %.2f× (%.2f–%.2f)", median(ratios), ratios.min()!, ratios.max()!))
 }

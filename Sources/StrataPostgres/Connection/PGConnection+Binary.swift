@@ -14,6 +14,13 @@ struct PGParameters {
 
     var count: Int { offsets.count }
 
+    init() {}
+
+    /// Text parameters (nil for NULL), as ``PGConnection/query(_:_:)`` takes them.
+    init(_ texts: [String?]) {
+        for text in texts { append(text: text) }
+    }
+
     /// A text parameter (the statement's cast types it); nil for NULL.
     mutating func append(text: String?) {
         guard var text else {

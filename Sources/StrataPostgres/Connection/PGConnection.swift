@@ -2,8 +2,10 @@ internal import CLibPQ
 internal import Foundation
 internal import Strata
 
-/// One libpq connection: blocking calls, every value sent as a text parameter (`$1`, `$2`, …)
-/// of a statement PostgreSQL types from its context, every result read as text.
+/// One libpq connection: blocking calls, values sent as text parameters (`$1`, `$2`, …) of a
+/// statement PostgreSQL types from its context, results read as text; a save's rows and a
+/// fetch's records go in the binary format, many statements a round trip
+/// (PGConnection+Binary.swift).
 ///
 /// Not thread-safe: a connection is used by one caller at a time (``PGConnectionPool`` hands it
 /// out). Closed when released.

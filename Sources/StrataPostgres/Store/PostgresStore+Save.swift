@@ -34,15 +34,8 @@ extension PostgresStore {
             while true {
                 var committing = false
                 do throws(StrataError) {
-                    try connection.run("BEGIN ISOLATION LEVEL READ COMMITTED")
-                    let (versions, history) = try apply(changes, connection)
-                    do throws(PGError) {
-                        try connection.query("SET CONSTRAINTS ALL IMMEDIATE")
-                    } catch {
-                        guard error.state == PGError.exclusionViolation || error.state == PGError.uniqueViolation else { throw error.strataError(location: location.description) }
-                        throw uniquenessError(changes, connection)
-                    }
-                    let transaction = try recordHistory(history, connection)
+                    let (versions, history) = try apply(changes, connection, beginning: "BEGIN ISOLATION LEVEL READ COMMITTED", keysInHistory: true)
+                    let transaction = try recordHistory(history, changes, connection)
                     committing = true
                     try beforeCommit()
                     try commit(connection, transaction: transaction)
@@ -113,19 +106,28 @@ extension PostgresStore {
         var inserted: [String] = []
         var updated: [String] = []
         var deleted: [String] = []
+        /// The highest key the save inserted into each table, for `strata_keys`, when the
+        /// caller writes them (``apply(_:_:beginning:keysInHistory:)``).
+        var highestKeys: [String: Int64] = [:]
     }
 
     /// Writes a changeset inside the open transaction and returns the new versions and what
-    /// the save changed (for ``recordHistory(_:_:)``); throws on the first problem (the caller
-    /// rolls back).
-    func apply(_ changes: StoreChangeset, _ connection: PGConnection) throws(StrataError) -> (versions: [ObjectID: Int64], history: History) {
-        try checkIdentity(connection)
+    /// the save changed (for ``recordHistory(_:_:_:)``); throws on the first problem (the caller
+    /// rolls back). `beginning` (the transaction's `BEGIN`) is sent with the first statements.
+    /// With `keysInHistory`, the keys inserted are left in the history for
+    /// ``recordHistory(_:_:_:)`` to write to `strata_keys`, else they are written here.
+    ///
+    /// Statements that do not depend on each other's answers go in one round trip each
+    /// (pipelines): the deletions, the updates, the inserts, the to-many relationships' rows.
+    func apply(_ changes: StoreChangeset, _ connection: PGConnection, beginning: String? = nil, keysInHistory: Bool = false) throws(StrataError) -> (versions: [ObjectID: Int64], history: History) {
+        try checkIdentity(connection, beginning: beginning)
         let checking = !changes.overwritesConflicts && !changes.restoresVersions
         var conflicts: [ValidationFailure] = []
         var versions: [ObjectID: Int64] = [:]
 
         // Deletions.
-        var deleted: [(entity: PostgresLayout.Entity, key: Int64)] = []
+        var deletions: [(id: ObjectID, version: Int64, entity: PostgresLayout.Entity, key: Int64)] = []
+        var statements: [(sql: String, parameters: [String?])] = []
         for (id, version) in changes.deleted {
             guard let (entity, key) = target(id) else { continue }
             var sql = "DELETE FROM \(quoted(entity.table)) WHERE \"_pk\" = $1::bigint"
@@ -134,21 +136,30 @@ extension PostgresStore {
                 sql += " AND \"_version\" = $2::bigint"
                 parameters.append(String(version))
             }
-            if try connection.run(sql, parameters).affectedRows == 0 {
-                if let stored = try storedVersion(entity, key, connection) { conflicts.append(Self.conflict(id, stored, version)) }
+            statements.append((sql, parameters))
+            deletions.append((id, version, entity, key))
+        }
+        var deleted: [(entity: PostgresLayout.Entity, key: Int64)] = []
+        for (deletion, result) in zip(deletions, try run(statements, connection)) {
+            if result.affectedRows == 0 {
+                if let stored = try storedVersion(deletion.entity, deletion.key, connection) { conflicts.append(Self.conflict(deletion.id, stored, deletion.version)) }
                 continue
             }
-            deleted.append((entity, key))
+            deleted.append((deletion.entity, deletion.key))
         }
+        statements = []
         for join in layout.joinTables {
             for (entity, key) in deleted {
-                if join.sourceRoot == entity.table { try connection.run("DELETE FROM \(quoted(join.name)) WHERE \"source\" = $1::bigint", [String(key)]) }
-                if join.destinationRoot == entity.table { try connection.run("DELETE FROM \(quoted(join.name)) WHERE \"destination\" = $1::bigint", [String(key)]) }
+                if join.sourceRoot == entity.table { statements.append(("DELETE FROM \(quoted(join.name)) WHERE \"source\" = $1::bigint", [String(key)])) }
+                if join.destinationRoot == entity.table { statements.append(("DELETE FROM \(quoted(join.name)) WHERE \"destination\" = $1::bigint", [String(key)])) }
             }
         }
+        _ = try run(statements, connection)
 
         // Updates: every column, at the version read.
         var written: [(record: StoreRecord, entity: PostgresLayout.Entity, key: Int64)] = []
+        var updates: [(record: StoreRecord, entity: PostgresLayout.Entity, key: Int64)] = []
+        statements = []
         for record in changes.updated {
             let id = record.objectID
             guard let (entity, key) = target(id) else {
@@ -169,12 +180,16 @@ extension PostgresStore {
                 sql += " AND \"_version\" = $\(parameters.count + 1)::bigint"
                 parameters.append(String(record.version))
             }
-            let result = try connection.run(sql + " RETURNING \"_version\"", parameters)
+            statements.append((sql + " RETURNING \"_version\"", parameters))
+            updates.append((record, entity, key))
+        }
+        for (update, result) in zip(updates, try run(statements, connection)) {
+            let id = update.record.objectID
             if let version = result.count == 1 ? result.int64(0, 0) : nil {
                 versions[id] = version
-                written.append((record, entity, key))
-            } else if let stored = try storedVersion(entity, key, connection) {
-                conflicts.append(Self.conflict(id, stored, record.version))
+                written.append(update)
+            } else if let stored = try storedVersion(update.entity, update.key, connection) {
+                conflicts.append(Self.conflict(id, stored, update.record.version))
             } else {
                 conflicts.append(Self.deletedSinceRead(id))
             }
@@ -188,11 +203,13 @@ extension PostgresStore {
         for (record, _, _) in inserted { versions[record.objectID] = changes.restoresVersions ? record.version : 1 }
 
         // To-many relationships, once every row exists: inserted records first, then updated.
+        statements = []
         for (record, entity, key) in inserted + written {
             for (name, storage) in entity.toMany where !record.lazyToMany.contains(name) {
-                try writeMembers(record.toMany[name] ?? [], of: key, entity, storage, connection)
+                writeMembers(record.toMany[name] ?? [], of: key, entity, storage, into: &statements)
             }
         }
+        _ = try run(statements, connection)
 
         // Every reference written must find its row, locked until the commit so that no other
         // save deletes it meanwhile; and no one-way reference may still point to a deleted row.
@@ -201,15 +218,12 @@ extension PostgresStore {
         let stillReferred = try references(toDeleted: deleted, connection)
         if !stillReferred.isEmpty { throw StrataError.referencesToDeleted(stillReferred, in: location.description) }
 
-        for (root, key) in highestKeys.sorted(by: { $0.key < $1.key }) {
-            try connection.run(
-                "INSERT INTO \"strata_keys\" (\"entity\", \"last\") VALUES ($1, $2::bigint) ON CONFLICT (\"entity\") DO UPDATE SET \"last\" = greatest(\"strata_keys\".\"last\", excluded.\"last\")",
-                [root, String(key)])
-        }
         let history = History(
             inserted: inserted.map { PostgresRemoteChanges.text($0.record.objectID) },
             updated: written.map { PostgresRemoteChanges.text($0.record.objectID) },
-            deleted: deleted.map { "\($0.entity.description.name)/\($0.key)" })
+            deleted: deleted.map { "\($0.entity.description.name)/\($0.key)" },
+            highestKeys: highestKeys)
+        if !keysInHistory { _ = try run(Self.keyStatements(highestKeys), connection) }
         return (versions, history)
     }
 
@@ -357,8 +371,11 @@ extension PostgresStore {
         StrataError(.invalidObjectID, "\(id) cannot be inserted into this PostgreSQL store: it has another store's or a temporary ID, or an entity the store does not hold", file: location.description)
     }
 
-    /// A `strata_history` row for a save, and the notification of the store's channel (sent
-    /// when the transaction commits, never when it rolls back): the save's last statements.
+    /// The save's last statements, in one round trip: the highest keys it inserted into
+    /// `strata_keys`, the check of the deferred uniqueness constraints (a violation fails the
+    /// save with `validationFailed`, listing the objects), and a `strata_history` row with the
+    /// notification of the store's channel (sent when the transaction commits, never when it
+    /// rolls back).
     ///
     /// History rows must become visible in the order of their IDs, or an observer that has read
     /// up to a row misses an earlier one committed after it (IDs come from a sequence when the
@@ -369,22 +386,48 @@ extension PostgresStore {
     ///
     /// Returns the transaction's ID (`txid_current()`), for asking the server what became of
     /// it should the connection break during `COMMIT`.
-    func recordHistory(_ history: History, _ connection: PGConnection) throws(StrataError) -> Int64? {
-        // The three statements in one round trip; the names as binary text arrays.
+    func recordHistory(_ history: History, _ changes: StoreChangeset, _ connection: PGConnection) throws(StrataError) -> Int64? {
+        var statements = Self.keyStatements(history.highestKeys).map { ($0.sql, PGParameters($0.parameters)) }
+        let constraints = statements.count
+        statements.append(("SET CONSTRAINTS ALL IMMEDIATE", PGParameters()))
+        statements.append(("LOCK TABLE \"strata_history\" IN SHARE ROW EXCLUSIVE MODE", PGParameters()))
+        // The names as binary text arrays.
         var row = PGParameters()
         row.append(text: instanceIdentifier)
         for names in [history.inserted, history.updated, history.deleted] {
             row.appendArray(of: .text) { array in for name in names { array.append(element: name) } }
         }
-        var notification = PGParameters()
-        notification.append(text: location.channel)
-        notification.append(text: instanceIdentifier)
+        statements.append(("INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])", row))
+        statements.append(("SELECT pg_notify($1, $2), txid_current()", PGParameters([location.channel, instanceIdentifier])))
         return try connection.pipeline { (pipeline) throws(StrataError) -> Int64? in
             do throws(PGError) {
-                try pipeline.send("LOCK TABLE \"strata_history\" IN SHARE ROW EXCLUSIVE MODE", PGParameters())
-                try pipeline.send("INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])", row)
-                try pipeline.send("SELECT pg_notify($1, $2), txid_current()", notification)
+                for (sql, parameters) in statements { try pipeline.send(sql, parameters) }
                 return try pipeline.finish().last?.int64(0, 1)
+            } catch {
+                guard pipeline.failedStatement == constraints, error.state == PGError.exclusionViolation || error.state == PGError.uniqueViolation else {
+                    throw error.strataError(location: location.description)
+                }
+                throw uniquenessError(changes, connection)
+            }
+        }
+    }
+
+    /// Raises each table's `strata_keys` counter to the highest key a save inserted.
+    private static func keyStatements(_ highestKeys: [String: Int64]) -> [(sql: String, parameters: [String?])] {
+        highestKeys.sorted(by: { $0.key < $1.key }).map { root, key in
+            ("INSERT INTO \"strata_keys\" (\"entity\", \"last\") VALUES ($1, $2::bigint) ON CONFLICT (\"entity\") DO UPDATE SET \"last\" = greatest(\"strata_keys\".\"last\", excluded.\"last\")",
+             [root, String(key)])
+        }
+    }
+
+    /// Runs statements of text parameters in one round trip (a pipeline) and returns their
+    /// results, in order; none for none.
+    private func run(_ statements: [(sql: String, parameters: [String?])], _ connection: PGConnection) throws(StrataError) -> [PGResult] {
+        guard !statements.isEmpty else { return [] }
+        return try connection.pipeline { (pipeline) throws(StrataError) -> [PGResult] in
+            do throws(PGError) {
+                for (sql, parameters) in statements { try pipeline.send(sql, PGParameters(parameters)) }
+                return try pipeline.finish()
             } catch {
                 throw error.strataError(location: location.description)
             }
@@ -413,8 +456,8 @@ extension PostgresStore {
         return columns
     }
 
-    /// Writes the members of one to-many relationship of a saved object.
-    private func writeMembers(_ members: [ObjectID], of key: Int64, _ entity: PostgresLayout.Entity, _ storage: ToManyStorage, _ connection: PGConnection) throws(StrataError) {
+    /// The statements that write the members of one to-many relationship of a saved object.
+    private func writeMembers(_ members: [ObjectID], of key: Int64, _ entity: PostgresLayout.Entity, _ storage: ToManyStorage, into statements: inout [(sql: String, parameters: [String?])]) {
         let keys = members.compactMap(\.primaryKey).map { String($0) }
         switch storage {
         case .foreignKey(let table, let column, let orderColumn, _):
@@ -429,13 +472,13 @@ extension PostgresStore {
                     sql += ", \(quoted(entityColumn)) = $4"
                     parameters.append(entity.description.name)
                 }
-                try connection.run(sql + " WHERE \"_pk\" = $3::bigint", parameters)
+                statements.append((sql + " WHERE \"_pk\" = $3::bigint", parameters))
             }
         case .joinTable(let table, let own, let other, let orderColumn, _):
             let otherOrderColumn = layout.otherOrderColumn(of: table, other: other)
-            try connection.run(
+            statements.append((
                 "DELETE FROM \(quoted(table)) WHERE \(quoted(own)) = $1::bigint AND NOT (\(quoted(other)) = ANY($2::bigint[]))",
-                [String(key), Self.array(keys)])
+                [String(key), Self.array(keys)]))
             for (position, member) in keys.enumerated() {
                 var columns = [quoted(own), quoted(other)]
                 var values = ["$1::bigint", "$2::bigint"]
@@ -452,9 +495,9 @@ extension PostgresStore {
                     columns.append(quoted(otherOrderColumn))
                     values.append("(SELECT coalesce(max(\(quoted(otherOrderColumn))) + 1, 0) FROM \(quoted(table)) WHERE \(quoted(other)) = $2::bigint)")
                 }
-                try connection.run(
+                statements.append((
                     "INSERT INTO \(quoted(table)) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", "))) ON CONFLICT (\"source\", \"destination\") DO \(update)",
-                    parameters)
+                    parameters))
             }
         }
     }
