@@ -325,6 +325,9 @@ func attributes(_ row: Row) -> AttributeValues {
     var components = URLComponents(string: url)!
     components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "schema", value: name)]
     try coordinator.addStore(StoreDescription(type: .postgres, url: components.url!))
+    // A fetch opens the store's first reader connection, as in a running app (the raw baseline
+    // is connected too).
+    _ = try coordinator.stores[0].fetch(StoreFetchRequest(entityNames: ["Record"]))
     return coordinator
 }
 

@@ -5,8 +5,9 @@ internal import Strata
 /// Parameters of one statement, each in PostgreSQL's text or binary format, in one buffer: what
 /// a save sends for many rows at once (one array per column, ``PGArrayWriter``).
 struct PGParameters {
-    private(set) var bytes: [UInt8] = []
-    /// Each parameter's start in ``bytes``; -1 for NULL.
+    /// Every parameter's bytes, one after the other.
+    private let buffer = ByteBuffer()
+    /// Each parameter's start in ``buffer``; -1 for NULL.
     private(set) var offsets: [Int] = []
     private(set) var lengths: [Int32] = []
     /// 0 text, 1 binary.
@@ -29,55 +30,83 @@ struct PGParameters {
             formats.append(0)
             return
         }
-        offsets.append(bytes.count)
-        text.withUTF8 { bytes.append(contentsOf: $0) }
-        lengths.append(Int32(bytes.count - offsets.last!))
+        offsets.append(buffer.count)
+        text.withUTF8 { buffer.append(UnsafeRawBufferPointer($0)) }
+        lengths.append(Int32(buffer.count - offsets.last!))
         // libpq reads a text parameter up to its NUL.
-        bytes.append(0)
+        buffer.append(UInt8(0))
         formats.append(0)
     }
 
     /// A one-dimensional array in the binary format, of elements of type `element` (an OID: the
     /// statement's `$n::type[]` must name the same type), written by `body`.
     mutating func appendArray<Failure: Error>(of element: PGType, _ body: (inout PGArrayWriter) throws(Failure) -> Void) throws(Failure) {
-        let start = bytes.count
-        var writer = PGArrayWriter(bytes: bytes, element: element)
-        bytes = []
-        defer {
-            bytes = writer.finish()
-            offsets.append(start)
-            lengths.append(Int32(bytes.count - start))
-            formats.append(1)
-        }
+        let start = buffer.count
+        var writer = PGArrayWriter(buffer, element: element)
         try body(&writer)
+        writer.finish()
+        offsets.append(start)
+        lengths.append(Int32(buffer.count - start))
+        formats.append(1)
     }
 
     /// Calls `body` with libpq's parameter arrays: values, lengths and formats.
     func withParameters<T>(_ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> T) -> T {
-        bytes.withUnsafeBufferPointer { buffer in
-            let base = buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-            let values: [UnsafePointer<CChar>?] = offsets.map { offset in
-                guard offset >= 0 else { return nil }
-                guard let base else { return Self.empty }
-                return base + offset
-            }
-            return values.withUnsafeBufferPointer { values in
-                lengths.withUnsafeBufferPointer { lengths in
-                    formats.withUnsafeBufferPointer { formats in
-                        body(values.baseAddress, lengths.baseAddress, formats.baseAddress)
-                    }
+        let base = UnsafePointer<CChar>(buffer.base.assumingMemoryBound(to: CChar.self))
+        let values: [UnsafePointer<CChar>?] = offsets.map { $0 < 0 ? nil : base + $0 }
+        return values.withUnsafeBufferPointer { values in
+            lengths.withUnsafeBufferPointer { lengths in
+                formats.withUnsafeBufferPointer { formats in
+                    body(values.baseAddress, lengths.baseAddress, formats.baseAddress)
                 }
             }
         }
     }
+}
 
-    /// The value of an empty parameter, which libpq reads no byte of (a NULL pointer would be
-    /// SQL NULL). Never written.
-    private nonisolated(unsafe) static let empty: UnsafePointer<CChar> = {
-        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
-        pointer.initialize(to: 0)
-        return UnsafePointer(pointer)
-    }()
+/// Bytes appended without an array's checks and generic paths: a save's values, by the
+/// megabyte. Numbers are written big-endian, as PostgreSQL's binary formats want them.
+final class ByteBuffer {
+    private(set) var base: UnsafeMutableRawPointer
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int = 256) {
+        self.capacity = capacity
+        base = .allocate(byteCount: capacity, alignment: 8)
+    }
+
+    deinit { base.deallocate() }
+
+    @inline(__always)
+    private func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(to: count + extra) }
+    }
+
+    private func grow(to needed: Int) {
+        while capacity < needed { capacity *= 2 }
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
+        grown.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = grown
+    }
+
+    func append<T: FixedWidthInteger>(_ value: T) {
+        reserve(MemoryLayout<T>.size)
+        (base + count).storeBytes(of: value.bigEndian, as: T.self)
+        count += MemoryLayout<T>.size
+    }
+
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        reserve(bytes.count)
+        if let source = bytes.baseAddress { (base + count).copyMemory(from: source, byteCount: bytes.count) }
+        count += bytes.count
+    }
+
+    /// Overwrites the bytes at `offset` with `value`, big-endian.
+    func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        (base + offset).storeBytes(of: value.bigEndian, as: T.self)
+    }
 }
 
 /// A PostgreSQL type by its OID (`pg_type`), as the binary format names element types.
@@ -100,40 +129,40 @@ struct PGType: RawRepresentable, Hashable {
 /// dimension, whether any element is NULL, the element type, the length, lower bound 1), then
 /// each element as its length (-1 for NULL) and its bytes.
 struct PGArrayWriter {
-    private var bytes: [UInt8]
+    private let buffer: ByteBuffer
     private let start: Int
     private var count: Int32 = 0
     private var hasNull = false
 
-    fileprivate init(bytes: [UInt8], element: PGType) {
-        self.bytes = bytes
-        start = bytes.count
-        for word in [1, 0, Int32(bitPattern: element.rawValue), 0, 1] as [Int32] { append(word) }
+    fileprivate init(_ buffer: ByteBuffer, element: PGType) {
+        self.buffer = buffer
+        start = buffer.count
+        for word in [1, 0, Int32(bitPattern: element.rawValue), 0, 1] as [Int32] { buffer.append(word) }
     }
 
-    private mutating func append<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    fileprivate mutating func finish() -> [UInt8] {
-        bytes.withUnsafeMutableBytes { buffer in
-            buffer.storeBytes(of: Int32(hasNull ? 1 : 0).bigEndian, toByteOffset: start + 4, as: Int32.self)
-            buffer.storeBytes(of: count.bigEndian, toByteOffset: start + 12, as: Int32.self)
-        }
-        return bytes
+    fileprivate func finish() {
+        buffer.store(Int32(hasNull ? 1 : 0), at: start + 4)
+        buffer.store(count, at: start + 12)
     }
 
     mutating func appendNull() {
-        append(Int32(-1))
+        buffer.append(Int32(-1))
         hasNull = true
         count += 1
     }
 
     /// An element of a fixed-width integer type (`int2`, `int4`, `int8`; `float8` and `float4`
-    /// as their bit patterns).
+    /// as their bit patterns; `bool` as a byte).
     mutating func append<T: FixedWidthInteger>(element value: T) {
-        append(Int32(MemoryLayout<T>.size))
-        append(value)
+        buffer.append(Int32(MemoryLayout<T>.size))
+        buffer.append(value)
+        count += 1
+    }
+
+    /// An element of raw bytes (`text` in UTF-8, `bytea`, `uuid`'s 16 bytes).
+    mutating func append(element value: UnsafeRawBufferPointer) {
+        buffer.append(Int32(value.count))
+        buffer.append(value)
         count += 1
     }
 
@@ -143,10 +172,32 @@ struct PGArrayWriter {
         text.withUTF8 { append(element: UnsafeRawBufferPointer($0)) }
     }
 
-    /// An element of raw bytes (`text` in UTF-8, `bytea`, `uuid`'s 16 bytes).
-    mutating func append(element value: UnsafeRawBufferPointer) {
-        append(Int32(value.count))
-        bytes.append(contentsOf: value)
+    /// A `text` element naming an object as `strata_history` does, `Entity/key`, written
+    /// without making the string.
+    mutating func append(element entity: String, key: Int64) {
+        var entity = entity
+        // The key's decimal digits, last first.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let length = withUnsafeMutableBytes(of: &digits) { digits in
+            var magnitude = key.magnitude
+            var length = 0
+            repeat {
+                digits[23 - length] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                length += 1
+            } while magnitude > 0
+            if key < 0 {
+                digits[23 - length] = UInt8(ascii: "-")
+                length += 1
+            }
+            return length
+        }
+        entity.withUTF8 { name in
+            buffer.append(Int32(name.count + 1 + length))
+            buffer.append(UnsafeRawBufferPointer(name))
+        }
+        buffer.append(UInt8(ascii: "/"))
+        withUnsafeBytes(of: &digits) { buffer.append(UnsafeRawBufferPointer(rebasing: $0[(24 - length)...])) }
         count += 1
     }
 }

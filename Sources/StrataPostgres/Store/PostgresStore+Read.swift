@@ -352,7 +352,7 @@ extension PostgresStore {
                 reader = RowReader(entity, columns: columns, result: result, store: self)
             }
             last = reader
-            records.append(try reader.record(row, key: key, version: result.bytes(row, versionColumn).flatMap(Self.int64) ?? 0, result, store: self, table: table))
+            records.append(try reader.record(row, key: key, version: result.bytes(row, versionColumn).flatMap(Self.int64) ?? 0, result, store: self))
         }
         return records
     }
@@ -411,20 +411,24 @@ private final class RowReader {
     let entity: PostgresLayout.Entity
     /// Each position of the entity's attribute layout: the result column, the attribute type and
     /// the column's type; nil for a transient attribute.
-    private let attributes: [(column: Int32, type: AttributeType, columnType: PGType, name: String)?]
+    private let attributes: [(column: Int32, type: AttributeType, columnType: PGType, label: String)?]
     private let toOnes: [(name: String, column: Int32, entityColumn: Int32?, destination: String)]
     private let lazyToMany: Set<String>
     /// An ID of the entity's objects, from which the others are made.
     private let scope: ObjectID
+    /// The store's location, for errors.
+    private let location: String
 
     init(_ entity: PostgresLayout.Entity, columns: [String: Int32], result: PGResult, store: PostgresStore) {
         self.entity = entity
         let layout = entity.description.attributeLayout
-        var attributes: [(column: Int32, type: AttributeType, columnType: PGType, name: String)?] = Array(repeating: nil, count: layout.count)
+        // Each column named `table.attribute` once, for errors.
+        var attributes: [(column: Int32, type: AttributeType, columnType: PGType, label: String)?] = Array(repeating: nil, count: layout.count)
         for (name, type) in entity.attributes {
             guard let position = layout.position(of: name), let column = columns[name] else { continue }
-            attributes[position] = (column, type, result.type(column), name)
+            attributes[position] = (column, type, result.type(column), "\(entity.table).\(name)")
         }
+        location = store.location.description
         self.attributes = attributes
         toOnes = entity.toOnes.compactMap { toOne in
             columns[toOne.name].map { (toOne.name, $0, toOne.entityColumn.flatMap { columns[$0] }, toOne.destination) }
@@ -433,11 +437,10 @@ private final class RowReader {
         scope = ObjectID(entityName: entity.description.name, storeIdentifier: store.storeIdentifier, primaryKey: 0)
     }
 
-    func record(_ row: Int32, key: Int64, version: Int64, _ result: PGResult, store: PostgresStore, table: String) throws(StrataError) -> StoreRecord {
-        let location = store.location.description
+    func record(_ row: Int32, key: Int64, version: Int64, _ result: PGResult, store: PostgresStore) throws(StrataError) -> StoreRecord {
         let values = try AttributeValues(layout: entity.description.attributeLayout) { (position) throws(StrataError) -> AttributeValue? in
             guard let attribute = attributes[position], let bytes = result.bytes(row, attribute.column) else { return nil }
-            return try PostgresValueCoding.decode(binary: bytes, of: attribute.columnType, as: attribute.type, column: "\(table).\(attribute.name)", location: location)
+            return try PostgresValueCoding.decode(binary: bytes, of: attribute.columnType, as: attribute.type, column: attribute.label, location: location)
         }
         var toOne: [String: ObjectID] = [:]
         for relationship in toOnes {

@@ -103,9 +103,9 @@ extension PostgresStore {
 
     /// What a save changed, as its `strata_history` row keeps it (`Entity/key`).
     struct History {
-        var inserted: [String] = []
-        var updated: [String] = []
-        var deleted: [String] = []
+        var inserted: [ObjectID] = []
+        var updated: [ObjectID] = []
+        var deleted: [(entity: String, key: Int64)] = []
         /// The highest key the save inserted into each table, for `strata_keys`, when the
         /// caller writes them (``apply(_:_:beginning:keysInHistory:)``).
         var highestKeys: [String: Int64] = [:]
@@ -124,6 +124,7 @@ extension PostgresStore {
         let checking = !changes.overwritesConflicts && !changes.restoresVersions
         var conflicts: [ValidationFailure] = []
         var versions: [ObjectID: Int64] = [:]
+        versions.reserveCapacity(changes.inserted.count + changes.updated.count)
 
         // Deletions.
         var deletions: [(id: ObjectID, version: Int64, entity: PostgresLayout.Entity, key: Int64)] = []
@@ -200,14 +201,24 @@ extension PostgresStore {
 
         // Inserts: runs of records of one entity, many rows a statement, all in one round trip.
         let (inserted, highestKeys) = try insert(changes, connection)
-        for (record, _, _) in inserted { versions[record.objectID] = changes.restoresVersions ? record.version : 1 }
+        for row in inserted {
+            let record = changes.inserted[row.index]
+            versions[record.objectID] = changes.restoresVersions ? record.version : 1
+        }
 
         // To-many relationships, once every row exists: inserted records first, then updated.
         statements = []
-        for (record, entity, key) in inserted + written {
-            for (name, storage) in entity.toMany where !record.lazyToMany.contains(name) {
-                writeMembers(record.toMany[name] ?? [], of: key, entity, storage, into: &statements)
+        if layout.entities.values.contains(where: { !$0.toMany.isEmpty }) {
+            func write(_ record: StoreRecord, _ entity: PostgresLayout.Entity, _ key: Int64) {
+                for (name, storage) in entity.toMany where !record.lazyToMany.contains(name) {
+                    writeMembers(record.toMany[name] ?? [], of: key, entity, storage, into: &statements)
+                }
             }
+            for row in inserted {
+                let record = changes.inserted[row.index]
+                if let entity = layout.entities[record.objectID.entityName], !entity.toMany.isEmpty { write(record, entity, row.key) }
+            }
+            for (record, entity, key) in written { write(record, entity, key) }
         }
         _ = try run(statements, connection)
 
@@ -219,9 +230,9 @@ extension PostgresStore {
         if !stillReferred.isEmpty { throw StrataError.referencesToDeleted(stillReferred, in: location.description) }
 
         let history = History(
-            inserted: inserted.map { PostgresRemoteChanges.text($0.record.objectID) },
-            updated: written.map { PostgresRemoteChanges.text($0.record.objectID) },
-            deleted: deleted.map { "\($0.entity.description.name)/\($0.key)" },
+            inserted: inserted.map { changes.inserted[$0.index].objectID },
+            updated: written.map(\.record.objectID),
+            deleted: deleted.map { ($0.entity.description.name, $0.key) },
             highestKeys: highestKeys)
         if !keysInHistory { _ = try run(Self.keyStatements(highestKeys), connection) }
         return (versions, history)
@@ -236,8 +247,9 @@ extension PostgresStore {
     /// From a record with a value that is not of its attribute's type on, records go one
     /// statement a row with text values, as the server reads those. Returns the inserted
     /// records, and the highest key inserted into each table.
-    private func insert(_ changes: StoreChangeset, _ connection: PGConnection) throws(StrataError) -> (inserted: [(record: StoreRecord, entity: PostgresLayout.Entity, key: Int64)], highestKeys: [String: Int64]) {
-        var inserted: [(record: StoreRecord, entity: PostgresLayout.Entity, key: Int64)] = []
+    private func insert(_ changes: StoreChangeset, _ connection: PGConnection) throws(StrataError) -> (inserted: [(index: Int, key: Int64)], highestKeys: [String: Int64]) {
+        // Each inserted record by its position in the changeset, with its key.
+        var inserted: [(index: Int, key: Int64)] = []
         inserted.reserveCapacity(changes.inserted.count)
         var highestKeys: [String: Int64] = [:]
         let records = changes.inserted
@@ -249,15 +261,17 @@ extension PostgresStore {
                 guard let (entity, firstKey) = target(records[start].objectID) else { throw notInsertable(records[start].objectID) }
                 var keys = [firstKey]
                 var end = start + 1
-                while end < records.count, end - start < Self.rowsPerInsert, records[end].objectID.entityName == entity.description.name,
-                      let (_, key) = target(records[end].objectID) {
+                let name = entity.description.name
+                while end < records.count, end - start < Self.rowsPerInsert {
+                    let id = records[end].objectID
+                    guard id.entityName == name, id.storeIdentifier == storeIdentifier, let key = id.primaryKey else { break }
                     keys.append(key)
                     end += 1
                 }
                 guard let (sql, parameters) = try insertStatement(records[start..<end], keys, entity, restoringVersions: changes.restoresVersions) else { break }
                 do throws(PGError) { try pipeline.send(sql, parameters) } catch { throw error.strataError(location: location.description) }
                 tables.append(entity.table)
-                for (record, key) in zip(records[start..<end], keys) { inserted.append((record, entity, key)) }
+                for (index, key) in zip(start..<end, keys) { inserted.append((index, key)) }
                 highestKeys[entity.table] = max(highestKeys[entity.table] ?? 0, keys.max()!)
                 start = end
             }
@@ -267,7 +281,7 @@ extension PostgresStore {
                 throw insertError(error, table: pipeline.failedStatement.map { tables[$0] }, changes, connection)
             }
         }
-        for record in records[start...] {
+        for (index, record) in zip(start..., records[start...]) {
             guard let (entity, key) = target(record.objectID) else { throw notInsertable(record.objectID) }
             var columns = ["\"_pk\"", "\"_version\""]
             var placeholders = ["$1::bigint", "$2::bigint"]
@@ -288,7 +302,7 @@ extension PostgresStore {
                 throw insertError(error, table: entity.table, changes, connection)
             }
             highestKeys[entity.table] = max(highestKeys[entity.table] ?? 0, key)
-            inserted.append((record, entity, key))
+            inserted.append((index, key))
         }
         return (inserted, highestKeys)
     }
@@ -320,14 +334,19 @@ extension PostgresStore {
             targets.append("\"_entity\"")
             values.append("$\(parameters.count)")
         }
+        // Each record's values once (not the whole record for each column), and whether they
+        // are laid out by the entity (then read by position).
         let layout = entity.description.attributeLayout
+        let attributeValues = records.map(\.attributes)
+        let laidOut = attributeValues.allSatisfy { $0.layout === layout }
         for (name, type) in entity.attributes {
-            let position = layout.position(of: name)
+            let position = laidOut ? layout.position(of: name) : nil
             let (element, array, cast) = PostgresValueCoding.arrayElement(type)
             var matches = true
             try parameters.appendArray(of: element) { (writer) throws(StrataError) in
-                for record in records where matches {
-                    let value = position.flatMap { record.attributes.layout === layout ? record.attributes[position: $0] : nil } ?? record.attributes[name]
+                for values in attributeValues where matches {
+                    let value: AttributeValue?
+                    if let position { value = values[position: position] } else { value = values[name] }
                     matches = try PostgresValueCoding.append(value, as: type, to: &writer, attribute: name, entity: entity.description.name)
                 }
             }
@@ -394,9 +413,10 @@ extension PostgresStore {
         // The names as binary text arrays.
         var row = PGParameters()
         row.append(text: instanceIdentifier)
-        for names in [history.inserted, history.updated, history.deleted] {
-            row.appendArray(of: .text) { array in for name in names { array.append(element: name) } }
+        for ids in [history.inserted, history.updated] {
+            row.appendArray(of: .text) { array in for id in ids { array.append(element: id.entityName, key: id.primaryKey ?? 0) } }
         }
+        row.appendArray(of: .text) { array in for (entity, key) in history.deleted { array.append(element: entity, key: key) } }
         statements.append(("INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])", row))
         statements.append(("SELECT pg_notify($1, $2), txid_current()", PGParameters([location.channel, instanceIdentifier])))
         return try connection.pipeline { (pipeline) throws(StrataError) -> Int64? in
