@@ -21,10 +21,21 @@ import Testing
 
     @discardableResult
     static func run(_ arguments: [String], in directory: URL) throws -> String {
+        let run = try execute(arguments, in: directory)
+        #expect(run.status == 0, "strata \(arguments.joined(separator: " ")): \(run.output)")
+        return run.output
+    }
+
+    /// Runs the built `strata` in `directory` (with `environment` instead of the test's, when
+    /// given) and returns its exit status and what it printed to stdout and stderr together.
+    static func execute(
+        _ arguments: [String], in directory: URL, environment: [String: String]? = nil
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = try strata()
         process.arguments = arguments
         process.currentDirectoryURL = directory
+        if let environment { process.environment = environment }
         let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
         try Data().write(to: output)
         let handle = try FileHandle(forWritingTo: output)
@@ -33,9 +44,7 @@ import Testing
         try process.run()
         process.waitUntilExit()
         try handle.close()
-        let text = try String(contentsOf: output, encoding: .utf8)
-        #expect(process.terminationStatus == 0, "strata \(arguments.joined(separator: " ")): \(text)")
-        return text
+        return (process.terminationStatus, try String(contentsOf: output, encoding: .utf8))
     }
 
     @Test func sqliteToPostgresToSQLiteKeepsEveryObject() throws {

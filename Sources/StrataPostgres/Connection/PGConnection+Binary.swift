@@ -204,26 +204,45 @@ struct PGArrayWriter {
 
 extension PGConnection {
     /// Statements sent one after the other without waiting for each answer (libpq's pipeline
-    /// mode), then every result read: one round trip for all of them. ``send(_:_:)`` queues a
-    /// statement; ``finish()`` sends the queue's end and reads the results. On the server the
-    /// statements run one after the other, as sent; the first one that fails skips the rest.
+    /// mode), then every result read: one round trip for all of them. ``send(_:_:binaryResults:)``
+    /// queues a statement; ``finish()`` sends the queue's end and reads the results. On the
+    /// server the statements run one after the other, as sent; the first one that fails skips
+    /// the rest. With a libpq older than 14 (no pipeline mode) each statement is a round trip of
+    /// its own, with the same results.
     final class Pipeline {
         private let connection: PGConnection
+        private var pq: LibPQ { connection.pq }
         private var sent = 0
         private var open = true
+        /// Without pipeline mode: the results so far, and the first failure (after which
+        /// nothing more runs, as on the server).
+        private var results: [PGResult] = []
+        private var failure: PGError?
         /// The position of the statement that failed, after ``finish()`` threw its error.
         private(set) var failedStatement: Int?
 
         fileprivate init(_ connection: PGConnection) throws(PGError) {
             self.connection = connection
-            guard PQenterPipelineMode(connection.handle) == 1 else { throw connection.lastError() }
+            if let mode = connection.pq.pipelineMode {
+                guard mode.enter(connection.handle) == 1 else { throw connection.lastError() }
+            }
         }
 
         /// Queues one statement with its parameters; `binaryResults` asks for its rows in the
         /// binary format.
         func send(_ sql: String, _ parameters: PGParameters, binaryResults: Bool = false) throws(PGError) {
+            guard pq.pipelineMode != nil else {
+                guard failure == nil else { return }
+                do throws(PGError) {
+                    results.append(try connection.query(sql, parameters, binaryResults: binaryResults))
+                } catch {
+                    failure = error
+                    failedStatement = results.count
+                }
+                return
+            }
             let queued = parameters.withParameters { values, lengths, formats in
-                PQsendQueryParams(connection.handle, sql, Int32(parameters.count), nil, values, lengths, formats, binaryResults ? 1 : 0)
+                pq.sendQueryParams(connection.handle, sql, Int32(parameters.count), nil, values, lengths, formats, binaryResults ? 1 : 0)
             }
             guard queued == 1 else {
                 abandon()
@@ -236,38 +255,41 @@ extension PGConnection {
         /// - Throws: ``PGError`` of the first statement that failed (the server skipped the
         ///   ones after it), or of the connection.
         func finish() throws(PGError) -> [PGResult] {
-            var results: [PGResult] = []
-            var failure: PGError?
-            guard PQpipelineSync(connection.handle) == 1 else {
+            open = false
+            guard let mode = pq.pipelineMode else {
+                if let failure { throw failure }
+                return results
+            }
+            guard mode.sync(connection.handle) == 1 else {
+                open = true
                 abandon()
                 throw connection.lastError()
             }
             // Each statement's result is followed by a NULL; the end is the sync's result.
             while true {
-                guard let result = PQgetResult(connection.handle) else {
-                    if PQstatus(connection.handle) != CONNECTION_OK {
+                guard let result = pq.getResult(connection.handle) else {
+                    if pq.status(connection.handle) != CONNECTION_OK {
                         failure = failure ?? connection.lastError()
                         break
                     }
                     continue
                 }
-                let status = PQresultStatus(result)
+                let status = pq.resultStatus(result)
                 if status == PGRES_PIPELINE_SYNC {
-                    PQclear(result)
+                    pq.clear(result)
                     break
                 }
                 if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK {
-                    results.append(PGResult(result))
+                    results.append(PGResult(result, pq))
                 } else {
                     if failure == nil && status != PGRES_PIPELINE_ABORTED {
                         failure = connection.error(of: result)
                         failedStatement = results.count
                     }
-                    PQclear(result)
+                    pq.clear(result)
                 }
             }
-            open = false
-            PQexitPipelineMode(connection.handle)
+            _ = mode.exit(connection.handle)
             if let failure { throw failure }
             return results
         }
@@ -277,18 +299,19 @@ extension PGConnection {
         func abandon() {
             guard open else { return }
             open = false
-            if sent > 0, PQpipelineSync(connection.handle) == 1 {
+            guard let mode = pq.pipelineMode else { return }
+            if sent > 0, mode.sync(connection.handle) == 1 {
                 while true {
-                    guard let result = PQgetResult(connection.handle) else {
-                        if PQstatus(connection.handle) != CONNECTION_OK { break }
+                    guard let result = pq.getResult(connection.handle) else {
+                        if pq.status(connection.handle) != CONNECTION_OK { break }
                         continue
                     }
-                    let status = PQresultStatus(result)
-                    PQclear(result)
+                    let status = pq.resultStatus(result)
+                    pq.clear(result)
                     if status == PGRES_PIPELINE_SYNC { break }
                 }
             }
-            PQexitPipelineMode(connection.handle)
+            _ = mode.exit(connection.handle)
         }
     }
 
@@ -305,29 +328,29 @@ extension PGConnection {
     /// format when `binaryResults`.
     func query(_ sql: String, _ parameters: PGParameters, binaryResults: Bool) throws(PGError) -> PGResult {
         let result = parameters.withParameters { values, lengths, formats in
-            PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, binaryResults ? 1 : 0)
+            pq.execParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, binaryResults ? 1 : 0)
         }
         guard let result else { throw lastError() }
-        let status = PQresultStatus(result)
+        let status = pq.resultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let error = error(of: result)
-            PQclear(result)
+            pq.clear(result)
             throw error
         }
-        return PGResult(result)
+        return PGResult(result, pq)
     }
 
     /// The connection's last error (libpq's message).
     fileprivate func lastError() -> PGError {
-        PGError(state: "", message: PQerrorMessage(handle).map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown error")
+        PGError(state: "", message: pq.errorMessage(handle).map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown error")
     }
 
     /// The error a failed result carries: SQLSTATE, message and detail.
     fileprivate func error(of result: OpaquePointer) -> PGError {
         func field(_ code: Character) -> String {
-            PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) } ?? ""
+            pq.resultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) } ?? ""
         }
-        let message = PQresultErrorMessage(result).map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let message = pq.resultErrorMessage(result).map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         var error = PGError(state: field("C"), message: message.isEmpty ? lastError().message : message)
         error.detail = field("D")
         return error
@@ -337,13 +360,13 @@ extension PGConnection {
 extension PGResult {
     /// The bytes of a value (binary results: in the format of the column's type); nil for NULL.
     func bytes(_ row: Int32, _ column: Int32) -> UnsafeRawBufferPointer? {
-        guard PQgetisnull(result, row, column) == 0 else { return nil }
-        return UnsafeRawBufferPointer(start: PQgetvalue(result, row, column), count: Int(PQgetlength(result, row, column)))
+        guard pq.getisnull(result, row, column) == 0 else { return nil }
+        return UnsafeRawBufferPointer(start: pq.getvalue(result, row, column), count: Int(pq.getlength(result, row, column)))
     }
 
     /// The type of a column.
-    func type(_ column: Int32) -> PGType { PGType(rawValue: PQftype(result, column)) }
+    func type(_ column: Int32) -> PGType { PGType(rawValue: pq.ftype(result, column)) }
 
     /// How many columns the rows have.
-    var columns: Int32 { PQnfields(result) }
+    var columns: Int32 { pq.nfields(result) }
 }
