@@ -466,9 +466,14 @@ func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
-/// The raw baseline of a run: the faster of the two INSERT ways (COPY is its own line).
+/// The raw baseline of a run: for insert, the multi-row INSERT (the faster of the two ways
+/// without COPY, which is its own line); for fetch-all, which the three raw contenders do alike,
+/// the median of their three times.
 @MainActor func rawBase(_ run: Int, _ operation: Operation) -> Double {
-    min(timings["pipeline"]![run][operation]!.wall, timings["multirow"]![run][operation]!.wall)
+    switch operation {
+    case .insert: timings["multirow"]![run][operation]!.wall
+    case .fetchAll: median(["pipeline", "multirow", "copy"].map { timings[$0]![run][operation]!.wall })
+    }
 }
 print("")
 print("| operation | contender | wall ms, median (range) | client CPU ms, median | ÷ raw, median (range) |")
