@@ -360,8 +360,10 @@ extension PGConnection {
 extension PGResult {
     /// The bytes of a value (binary results: in the format of the column's type); nil for NULL.
     func bytes(_ row: Int32, _ column: Int32) -> UnsafeRawBufferPointer? {
-        guard pq.getisnull(result, row, column) == 0 else { return nil }
-        return UnsafeRawBufferPointer(start: pq.getvalue(result, row, column), count: Int(pq.getlength(result, row, column)))
+        // A NULL has length 0: only then is it told from an empty value.
+        let length = pq.getlength(result, row, column)
+        guard length > 0 || pq.getisnull(result, row, column) == 0 else { return nil }
+        return UnsafeRawBufferPointer(start: pq.getvalue(result, row, column), count: Int(length))
     }
 
     /// The type of a column.
