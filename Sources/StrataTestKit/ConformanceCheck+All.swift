@@ -152,6 +152,7 @@ extension ConformanceCheck {
         ConformanceCheck("MergePolicy", "deletedHereChangedThere") { try MergePolicyChecks().deletedHereChangedThere($0) },
         ConformanceCheck("MergePolicy", "aNewObjectWithAStoredObjectsUniqueValuesUpdatesIt") { try MergePolicyChecks().aNewObjectWithAStoredObjectsUniqueValuesUpdatesIt($0) },
         ConformanceCheck("MergePolicy", "twoNewObjectsWithTheSameUniqueValuesBecomeOne") { try MergePolicyChecks().twoNewObjectsWithTheSameUniqueValuesBecomeOne($0) },
+        ConformanceCheck("MergePolicy", "aReorderingSurvivesAConflictOnAnotherProperty") { try MergePolicyChecks().aReorderingSurvivesAConflictOnAnotherProperty($0) },
         ConformanceCheck("OneWayReferenceMerge", "aDeletedObjectLeavesEveryShapeOfRelationshipToItsParentEntity") { try OneWayReferenceMergeChecks().aDeletedObjectLeavesEveryShapeOfRelationshipToItsParentEntity($0) },
         ConformanceCheck("OneWayReferenceMerge", "aMergedDeletionLeavesAToManyWhoseMemberTheContextDidNotKeep") { try OneWayReferenceMergeChecks().aMergedDeletionLeavesAToManyWhoseMemberTheContextDidNotKeep($0) },
         ConformanceCheck("OneWayReferenceMerge", "storeTrumpTakesADeletionOfAMemberTheContextDidNotKeep", requires: [.persistent]) { try OneWayReferenceMergeChecks().storeTrumpTakesADeletionOfAMemberTheContextDidNotKeep($0) },

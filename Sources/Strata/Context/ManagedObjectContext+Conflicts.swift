@@ -16,7 +16,9 @@ extension ManagedObjectContext {
     ///
     /// To-many relationships merge by member under both by-property policies: the members this
     /// context added or removed are added to or removed from the stored members, so both sides'
-    /// changes are kept. A conflicting object another process deleted: the deletion wins under
+    /// changes are kept; an ordered one keeps the stored order with this context's new members
+    /// at its end, or this context's order when it moved members (with the stored side's new
+    /// members at its end). A conflicting object another process deleted: the deletion wins under
     /// `mergeByPropertyStoreTrump` and `rollback` (the object leaves this context and references
     /// to it are removed); `error`, `mergeByPropertyObjectTrump` and `overwrite` fail with
     /// `mergeConflict` — no policy brings a deleted object back. An object this context deleted

@@ -132,13 +132,23 @@ final class RelationshipMembers {
 
     /// The members become `saved` with this object's own additions and removals made again
     /// (a by-property merge keeps both sides' member changes), tracked against `saved`. An
-    /// ordered relationship keeps the saved order, with the members added here at its end.
+    /// ordered relationship keeps the saved order, with the members added here at its end —
+    /// unless members were moved here: then it keeps this order, with the members the other
+    /// save added at its end.
     func replayChanges(onto saved: [ObjectID]) {
         guard tracksChanges else { return rebase(onto: saved) }
         work += ids.count + saved.count
-        var next = OrderedSet(saved.filter { !removed.contains($0) })
-        for id in ids where added.contains(id) { next.append(id) }
         let savedSet = Set(saved)
+        var next: OrderedSet<ObjectID>
+        if isOrdered && orderTouched {
+            // This side moved members: its order is kept (a move is a change that wins like any
+            // other), without the members the other save removed, with those it added at the end.
+            next = OrderedSet(ids.filter { savedSet.contains($0) || added.contains($0) })
+            for id in saved where !removed.contains(id) { next.append(id) }
+        } else {
+            next = OrderedSet(saved.filter { !removed.contains($0) })
+            for id in ids where added.contains(id) { next.append(id) }
+        }
         added = added.filter { !savedSet.contains($0) }
         removed = removed.filter { savedSet.contains($0) }
         ids = next

@@ -320,4 +320,42 @@ package struct MergePolicyChecks {
             }
         }
     }
+
+    /// A playlist (ordered tracks A, B, C) read by two contexts. First: renamed. Second: C
+    /// moved to the front. The store did not change the order, so every policy but `.rollback`
+    /// saves the second context's order; `.overwrite` also its stale name.
+    package func aReorderingSurvivesAConflictOnAnotherProperty(_ kind: StoreKind) throws {
+        for policy in Self.policies where policy != .error {
+            let fixture = try StoreFixture(kind, Models.graph)
+            let setup = fixture.context()
+            let playlist = try setup.make("Playlist", ["name": "Mix"])
+            for title in ["A", "B", "C"] {
+                playlist.addObject(try setup.make("Track", ["title": title]), forKey: "tracks")
+            }
+            try setup.save()
+            let first = fixture.context()
+            let second = fixture.context()
+            second.mergePolicy = policy
+            let a = try first.existingObject(with: playlist.objectID)
+            let b = try second.existingObject(with: playlist.objectID)
+            a["name"] = "Mix 2"
+            try first.save()
+            let c = try #require(b.objects(forKey: "tracks").last)
+            b.removeObject(c, forKey: "tracks")
+            b.insertObject(c, at: 0, forKey: "tracks")
+            #expect(b.names("tracks", by: "title") == ["C", "A", "B"])
+            try second.save()
+            let expected: (name: String, order: [String]) = switch policy {
+            case .overwrite: ("Mix", ["C", "A", "B"])
+            case .rollback: ("Mix 2", ["A", "B", "C"])
+            default: ("Mix 2", ["C", "A", "B"])
+            }
+            #expect(b.names("tracks", by: "title") == expected.order, "\(policy)")
+            try fixture.verifyStored { context throws in
+                let stored = try context.existingObject(with: playlist.objectID)
+                #expect(stored["name"] as? String == expected.name, "\(policy)")
+                #expect(stored.names("tracks", by: "title") == expected.order, "\(policy)")
+            }
+        }
+    }
 }
