@@ -29,4 +29,9 @@ import Testing
     func siblingsTakeInEachOthersSavesWhenTheyMergeAutomatically(_ kind: StoreKind) throws {
         try ChildContextChecks().siblingsTakeInEachOthersSavesWhenTheyMergeAutomatically(kind)
     }
+
+    @Test(arguments: StoreKind.all)
+    func aChildsToManyChangeKeepsWhatTheParentAddedSinceTheChildReadIt(_ kind: StoreKind) throws {
+        try ChildContextChecks().aChildsToManyChangeKeepsWhatTheParentAddedSinceTheChildReadIt(kind)
+    }
 }

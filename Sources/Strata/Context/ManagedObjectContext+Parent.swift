@@ -183,7 +183,9 @@ extension ManagedObjectContext {
 
     /// Sets on `target` the properties `object` (of a child) changed, or `every` property.
     /// Relationships are set without inverse upkeep: the child upheld inverses, and the objects
-    /// on the other side come with the same save.
+    /// on the other side come with the same save. A changed to-many of a saved object takes
+    /// the members the child added and removed (unless it moved members of an ordered one: then
+    /// the child's list), so that what the parent changed since the child read it is kept.
     private func copyChanges(of object: ManagedObject, into target: ManagedObject, every: Bool) {
         let attributeCount = object.attributeValues.layout.count
         let bits = every ? Array(0..<(attributeCount + object.relationshipSlots.count)) : object.changedMask.positions
@@ -198,6 +200,13 @@ extension ManagedObjectContext {
                 continue
             }
             let wanted = object.memberIDs(at: position)
+            if !every, let changes = object.members(at: position)?.memberChanges {
+                // What the child added and removed, not its whole list: members the parent
+                // added or removed since the child read them stay as the parent has them.
+                for id in changes.removed { primitiveRemove(target, position, id) }
+                for id in wanted where changes.added.contains(id) { primitiveInsert(target, position, id) }
+                continue
+            }
             let wantedSet = Set(wanted)
             for id in target.memberIDs(at: position) where !wantedSet.contains(id) { primitiveRemove(target, position, id) }
             let ordered = object.entity.relationships[position].isOrdered

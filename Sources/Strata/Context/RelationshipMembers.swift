@@ -155,6 +155,13 @@ final class RelationshipMembers {
         orderTouched = isOrdered
     }
 
+    /// The members added and removed since the saved state; nil when changes are not tracked
+    /// (a new object's) or an ordered relationship's members may have moved.
+    var memberChanges: (added: Set<ObjectID>, removed: Set<ObjectID>)? {
+        guard tracksChanges, !(isOrdered && orderTouched) else { return nil }
+        return (added, removed)
+    }
+
     /// The members are now the saved state.
     func commit() {
         tracksChanges = true

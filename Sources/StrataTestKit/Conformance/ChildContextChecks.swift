@@ -171,4 +171,28 @@ package struct ChildContextChecks {
         #expect(alone["title"] as? String == "Germinal")
         #expect(book["title"] as? String == "Edited")
     }
+
+    /// The parent adds a member to a to-many the child has read; the child adds another. The
+    /// child's save hands over its own addition, not its whole list: the parent's member stays
+    /// (on both sides of the relationship), and the store gets all three.
+    package func aChildsToManyChangeKeepsWhatTheParentAddedSinceTheChildReadIt(_ kind: StoreKind) throws {
+        let (fixture, root, book) = try Self.setUp(kind)
+        let tag = try #require(book.objects(forKey: "tags").first)
+        let child = ManagedObjectContext(parent: root)
+        let childTag = try child.existingObject(with: tag.objectID)
+        #expect(childTag.sortedNames("books", by: "title") == ["Germinal"])
+        let nana = try root.make("Book", ["title": "Nana"])
+        nana.addObject(tag, forKey: "tags")
+        let therese = try child.make("Book", ["title": "Thérèse Raquin"])
+        therese.addObject(childTag, forKey: "tags")
+        try child.save()
+        #expect(tag.sortedNames("books", by: "title") == ["Germinal", "Nana", "Thérèse Raquin"])
+        #expect(nana.sortedNames("tags") == ["classic"])
+        try root.save()
+        try fixture.verifyStored { context throws in
+            let stored = try context.existingObject(with: tag.objectID)
+            #expect(stored.sortedNames("books", by: "title") == ["Germinal", "Nana", "Thérèse Raquin"])
+            #expect(try context.all("Book", by: "title").map { $0.sortedNames("tags") } == [["classic"], ["classic"], ["classic"]])
+        }
+    }
 }
