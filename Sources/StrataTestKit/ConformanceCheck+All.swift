@@ -54,6 +54,8 @@ extension ConformanceCheck {
         ConformanceCheck("ChildContext", "aChildSeesTheParentsDeletionsAndItsRefusedSaveChangesNothing") { try ChildContextChecks().aChildSeesTheParentsDeletionsAndItsRefusedSaveChangesNothing($0) },
         ConformanceCheck("ChildContext", "siblingsTakeInEachOthersSavesWhenTheyMergeAutomatically") { try ChildContextChecks().siblingsTakeInEachOthersSavesWhenTheyMergeAutomatically($0) },
         ConformanceCheck("ChildContext", "aChildsToManyChangeKeepsWhatTheParentAddedSinceTheChildReadIt") { try ChildContextChecks().aChildsToManyChangeKeepsWhatTheParentAddedSinceTheChildReadIt($0) },
+        ConformanceCheck("ChildContext", "aChildsToOneChangeMovesTheObjectOutOfTheParentsNewerDestination") { try ChildContextChecks().aChildsToOneChangeMovesTheObjectOutOfTheParentsNewerDestination($0) },
+        ConformanceCheck("ChildContext", "aChildsDeletionReleasesWhatTheParentReferredToItSinceTheChildReadIt") { try ChildContextChecks().aChildsDeletionReleasesWhatTheParentReferredToItSinceTheChildReadIt($0) },
         ConformanceCheck("CrossProcessReference", "aToOneWithoutInverseToAnObjectAnotherProcessDeleted", requires: [.persistent]) { try CrossProcessReferenceChecks().aToOneWithoutInverseToAnObjectAnotherProcessDeleted($0) },
         ConformanceCheck("CrossProcessReference", "aToOneWithoutInverseToAnObjectAnotherContextDeleted") { try CrossProcessReferenceChecks().aToOneWithoutInverseToAnObjectAnotherContextDeleted($0) },
         ConformanceCheck("CrossProcessReference", "referencesThroughInversesToObjectsAnotherProcessDeleted", requires: [.persistent]) { try CrossProcessReferenceChecks().referencesThroughInversesToObjectsAnotherProcessDeleted($0) },

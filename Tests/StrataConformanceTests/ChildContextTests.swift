@@ -34,4 +34,14 @@ import Testing
     func aChildsToManyChangeKeepsWhatTheParentAddedSinceTheChildReadIt(_ kind: StoreKind) throws {
         try ChildContextChecks().aChildsToManyChangeKeepsWhatTheParentAddedSinceTheChildReadIt(kind)
     }
+
+    @Test(arguments: StoreKind.all)
+    func aChildsToOneChangeMovesTheObjectOutOfTheParentsNewerDestination(_ kind: StoreKind) throws {
+        try ChildContextChecks().aChildsToOneChangeMovesTheObjectOutOfTheParentsNewerDestination(kind)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func aChildsDeletionReleasesWhatTheParentReferredToItSinceTheChildReadIt(_ kind: StoreKind) throws {
+        try ChildContextChecks().aChildsDeletionReleasesWhatTheParentReferredToItSinceTheChildReadIt(kind)
+    }
 }

@@ -127,14 +127,16 @@ extension ManagedObjectContext {
 
     /// Hands a child's validated changes to its parent: new objects are inserted there under
     /// the same (temporary) IDs, changed properties set, deleted objects deleted (their delete
-    /// rules acted in the child, on objects whose changes come along). One undo group in the
+    /// rules acted in the child, on objects whose changes come along, and act again in the
+    /// parent on references it made since the child read the objects). One undo group in the
     /// parent. Then the child's objects hold no changes, and the parent's other children that
     /// merge automatically take them in.
     func saveIntoParent(_ objects: SavedObjects) {
         guard let parent else { preconditionFailure("only a child context saves into a parent") }
         parent.change {
-            for object in objects.inserted {
-                let copy = parent.materializeInserted(object)
+            // Every new object first: the others' references to them find them there.
+            let copies = objects.inserted.map { parent.materializeInserted($0) }
+            for (object, copy) in zip(objects.inserted, copies) {
                 parent.copyChanges(of: object, into: copy, every: true)
             }
             for object in objects.updated {
@@ -143,9 +145,11 @@ extension ManagedObjectContext {
                 parent.copyChanges(of: object, into: target, every: false)
             }
             for object in objects.deleted where !object.isInserted {
+                // Its delete rules act again on what the parent holds: references the parent
+                // made to it since the child read it go too (the child's prepareForDeletion ran).
                 let target = parent.materialize(object.objectID)
                 parent.fulfillFault(target)
-                parent.markDeleted(target, true)
+                parent.delete(target, visited: [], notifying: false)
             }
         }
         var records: [ObjectID: StoreRecord] = [:]
@@ -182,8 +186,9 @@ extension ManagedObjectContext {
     }
 
     /// Sets on `target` the properties `object` (of a child) changed, or `every` property.
-    /// Relationships are set without inverse upkeep: the child upheld inverses, and the objects
-    /// on the other side come with the same save. A changed to-many of a saved object takes
+    /// To-manys are set without inverse upkeep: the child upheld inverses, and the objects on
+    /// the other side come with the same save; a to-one is set with it, so that a destination
+    /// the parent set since the child read the object lets it go. A changed to-many of a saved object takes
     /// the members the child added and removed (unless it moved members of an ordered one: then
     /// the child's list), so that what the parent changed since the child read it is kept.
     private func copyChanges(of object: ManagedObject, into target: ManagedObject, every: Bool) {
@@ -196,7 +201,10 @@ extension ManagedObjectContext {
             }
             let position = bit - attributeCount
             if !object.entity.relationships[position].isToMany {
-                primitiveSetToOne(target, position, object.toOneID(at: position))
+                // Through the operation that keeps inverses: a destination the parent set since
+                // the child read the object lets it go.
+                let id = object.toOneID(at: position)
+                if target.toOneID(at: position) != id { setToOne(target, position, id.map(materialize)) }
                 continue
             }
             let wanted = object.memberIDs(at: position)

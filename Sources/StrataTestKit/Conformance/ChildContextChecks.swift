@@ -195,4 +195,64 @@ package struct ChildContextChecks {
             #expect(try context.all("Book", by: "title").map { $0.sortedNames("tags") } == [["classic"], ["classic"], ["classic"]])
         }
     }
+
+    /// The parent gives a book an author after the child read the book; the child gives it
+    /// another. The child's choice wins, and the parent's author lets the book go.
+    package func aChildsToOneChangeMovesTheObjectOutOfTheParentsNewerDestination(_ kind: StoreKind) throws {
+        let (fixture, root, book) = try Self.setUp(kind)
+        let zola = try root.make("Author", ["name": "Zola"])
+        let hugo = try root.make("Author", ["name": "Hugo"])
+        try root.save()
+        let child = ManagedObjectContext(parent: root)
+        let childBook = try child.existingObject(with: book.objectID)
+        #expect(childBook.object(forKey: "author") == nil)
+        book.setObject(zola, forKey: "author")
+        let childHugo = try child.existingObject(with: hugo.objectID)
+        childBook.setObject(childHugo, forKey: "author")
+        try child.save()
+        #expect(book.name("author") == "Hugo")
+        #expect(zola.objects(forKey: "books").isEmpty)
+        #expect(hugo.sortedNames("books", by: "title") == ["Germinal"])
+        try root.save()
+        try fixture.verifyStored { context throws in
+            let authors = try context.all("Author")
+            #expect(authors.map { $0["name"] as? String } == ["Hugo", "Zola"])
+            #expect(authors.map { $0.sortedNames("books", by: "title") } == [["Germinal"], []])
+            #expect(try context.existingObject(with: book.objectID).name("author") == "Hugo")
+        }
+    }
+
+    /// The child deletes a tag and an author the parent has given books since the child read
+    /// them: the parent's references to them go too (their delete rule, nullify, acts on what
+    /// the parent holds), so nothing refers to a deleted object.
+    package func aChildsDeletionReleasesWhatTheParentReferredToItSinceTheChildReadIt(_ kind: StoreKind) throws {
+        let (fixture, root, book) = try Self.setUp(kind)
+        let tag = try #require(book.objects(forKey: "tags").first)
+        let zola = try root.make("Author", ["name": "Zola"])
+        try root.save()
+        let child = ManagedObjectContext(parent: root)
+        let childTag = try child.existingObject(with: tag.objectID)
+        let childZola = try child.existingObject(with: zola.objectID)
+        #expect(childTag.sortedNames("books", by: "title") == ["Germinal"])
+        #expect(childZola.objects(forKey: "books").isEmpty)
+        let nana = try root.make("Book", ["title": "Nana"])
+        nana.addObject(tag, forKey: "tags")
+        book.setObject(zola, forKey: "author")
+        child.delete(childTag)
+        child.delete(childZola)
+        try child.save()
+        #expect(tag.isDeleted && zola.isDeleted)
+        #expect(book.object(forKey: "author") == nil)
+        #expect(book.objects(forKey: "tags").isEmpty)
+        #expect(nana.objects(forKey: "tags").isEmpty)
+        try root.save()
+        try fixture.verifyStored { context throws in
+            #expect(try context.all("Tag").isEmpty)
+            #expect(try context.all("Author").isEmpty)
+            let books = try context.all("Book", by: "title")
+            #expect(books.map { $0["title"] as? String } == ["Germinal", "Nana"])
+            #expect(books.map { $0.objects(forKey: "tags").count } == [0, 0])
+            #expect(books.map { $0.object(forKey: "author") == nil } == [true, true])
+        }
+    }
 }
