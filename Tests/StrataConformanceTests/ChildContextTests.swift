@@ -44,4 +44,9 @@ import Testing
     func aChildsDeletionReleasesWhatTheParentReferredToItSinceTheChildReadIt(_ kind: StoreKind) throws {
         try ChildContextChecks().aChildsDeletionReleasesWhatTheParentReferredToItSinceTheChildReadIt(kind)
     }
+
+    @Test(arguments: StoreKind.all)
+    func aChildsAdditionOfANewObjectSurvivesTheRootSavingIt(_ kind: StoreKind) throws {
+        try ChildContextChecks().aChildsAdditionOfANewObjectSurvivesTheRootSavingIt(kind)
+    }
 }

@@ -93,9 +93,12 @@ final class RelationshipMembers {
         return index
     }
 
-    /// Replaces every member ID through `map` (temporary IDs made permanent by a save).
+    /// Replaces every member ID through `map` (temporary IDs made permanent by a save), in the
+    /// members added and removed since the saved state too.
     func mapIDs(_ map: [ObjectID: ObjectID]) {
         work += ids.count
+        if !added.isEmpty { added = Set(added.map { map[$0] ?? $0 }) }
+        if !removed.isEmpty { removed = Set(removed.map { map[$0] ?? $0 }) }
         var changed = false
         for id in ids where map[id] != nil {
             changed = true

@@ -255,4 +255,26 @@ package struct ChildContextChecks {
             #expect(books.map { $0.object(forKey: "author") == nil } == [true, true])
         }
     }
+
+    /// A child adds a new object of the root to a saved book's to-many; the root saves (the
+    /// object's ID becomes permanent) before the child does. The child's addition, now under the
+    /// permanent ID, still reaches the root, on both sides of the relationship.
+    package func aChildsAdditionOfANewObjectSurvivesTheRootSavingIt(_ kind: StoreKind) throws {
+        let (fixture, root, book) = try Self.setUp(kind)
+        let fresh = try root.make("Tag", ["name": "fresh"])
+        let child = ManagedObjectContext(parent: root)
+        let childBook = try child.existingObject(with: book.objectID)
+        let childFresh = try child.existingObject(with: fresh.objectID)
+        childBook.addObject(childFresh, forKey: "tags")
+        try root.save()
+        #expect(!childFresh.objectID.isTemporary)
+        try child.save()
+        #expect(book.sortedNames("tags") == ["classic", "fresh"])
+        #expect(fresh.sortedNames("books", by: "title") == ["Germinal"])
+        try root.save()
+        try fixture.verifyStored { context throws in
+            #expect(try context.existingObject(with: book.objectID).sortedNames("tags") == ["classic", "fresh"])
+            #expect(try context.existingObject(with: fresh.objectID).sortedNames("books", by: "title") == ["Germinal"])
+        }
+    }
 }
