@@ -49,4 +49,9 @@ import Testing
     func aChildsAdditionOfANewObjectSurvivesTheRootSavingIt(_ kind: StoreKind) throws {
         try ChildContextChecks().aChildsAdditionOfANewObjectSurvivesTheRootSavingIt(kind)
     }
+
+    @Test(arguments: StoreKind.all)
+    func aChildsFetchThroughARelationshipSeesTheParentsUnsavedChange(_ kind: StoreKind) throws {
+        try ChildContextChecks().aChildsFetchThroughARelationshipSeesTheParentsUnsavedChange(kind)
+    }
 }

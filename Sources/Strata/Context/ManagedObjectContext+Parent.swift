@@ -31,7 +31,7 @@ extension ManagedObjectContext {
 
     /// Whether this context's or an ancestor's unsaved changes touch the entities of a request.
     func includesChanges(_ request: FetchRequest, _ entityNames: [String]) -> Bool {
-        ownChangesApply(request, entityNames) || ancestorsHaveChanges(entityNames)
+        ownChangesApply(request, entityNames) || ancestorsHaveChanges(request, entityNames) != nil
     }
 
     func ownChangesApply(_ request: FetchRequest, _ entityNames: [String]) -> Bool {
@@ -40,23 +40,33 @@ extension ManagedObjectContext {
         return changed.values.contains { names.contains($0.entity.name) && $0.hasChanges }
     }
 
-    /// Whether an ancestor holds unsaved changes of these entities: then the stores' answer is
-    /// not the parent's.
-    func ancestorsHaveChanges(_ entityNames: [String]) -> Bool {
+    /// Whether an ancestor holds unsaved changes of the entities a request depends on (its own,
+    /// and those its predicate and sort descriptors reach through relationships): then the
+    /// stores' answer is not the parent's. Nil when none does; else whether the changes are of
+    /// other entities than the request's own (then its predicate must be evaluated on the
+    /// parent's objects, not asked of the stores).
+    func ancestorsHaveChanges(_ request: FetchRequest, _ entityNames: [String]) -> Bool? {
+        guard parent != nil else { return nil }
+        let own = Set(entityNames)
+        let names = RequestDependencies(request, schema: coordinator.schema).entityNames.union(own)
+        var found: Bool?
         var context = parent
-        let names = Set(entityNames)
         while let current = context {
-            if current.changed.values.contains(where: { names.contains($0.entity.name) && $0.hasChanges }) { return true }
+            for object in current.changed.values where names.contains(object.entity.name) && object.hasChanges {
+                if !own.contains(object.entity.name) { return true }
+                found = false
+            }
             context = current.parent
         }
-        return false
+        return found
     }
 
     /// The records of every object of `entityNames` matching the request's predicate, as this
     /// context's source holds them: the stores' for a root context, the parent's current state
-    /// for a child (unwindowed and unsorted when the parent's changes take part).
+    /// for a child (unwindowed and unsorted when the parent's changes take part; every object of
+    /// the entities, the predicate evaluated here, when they are changes of related objects).
     func sourceRecords(_ request: FetchRequest, _ entityNames: [String], windowed: Bool) throws(StrataError) -> [StoreRecord] {
-        guard let parent, ancestorsHaveChanges(entityNames) else {
+        guard let parent, let throughRelationships = ancestorsHaveChanges(request, entityNames) else {
             return try coordinator.fetchRecords(
                 StoreFetchRequest(
                     entityNames: entityNames, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
@@ -70,8 +80,18 @@ extension ManagedObjectContext {
         whole.fetchOffset = 0
         whole.returnsObjectsAsFaults = false
         whole.fetchBatchSize = 0
+        if throughRelationships { whole.predicate = nil }
         parent.processPendingMerges()
-        return try parent.fetchObjects(whole, validated: entityNames).map { $0.record() }
+        let objects = try parent.fetchObjects(whole, validated: entityNames)
+        guard throughRelationships, let predicate = request.predicate else { return objects.map { $0.record() } }
+        // Evaluated on the parent's objects as they are now: its own fetch would ask the
+        // stores about the related objects it changed.
+        let evaluator = parent.objectEvaluator()
+        var records: [StoreRecord] = []
+        for object in objects {
+            if try evaluator.evaluate(predicate, on: object) { records.append(object.record()) }
+        }
+        return records
     }
 
     /// An object's record as this context's source holds it; nil when it has none (deleted,

@@ -277,4 +277,27 @@ package struct ChildContextChecks {
             #expect(try context.existingObject(with: fresh.objectID).sortedNames("books", by: "title") == ["Germinal"])
         }
     }
+
+    /// The parent renames an author (unsaved); a child's fetches of books by their author's
+    /// name, and sorted by it, see the new name: the parent's state is the child's store, also
+    /// through relationships.
+    package func aChildsFetchThroughARelationshipSeesTheParentsUnsavedChange(_ kind: StoreKind) throws {
+        let (fixture, root, book) = try Self.setUp(kind)
+        defer { withExtendedLifetime(fixture) {} }
+        let emile = try root.make("Author", ["name": "Émile"])
+        book.setObject(emile, forKey: "author")
+        let other = try root.make("Book", ["title": "Les Misérables"])
+        other.setObject(try root.make("Author", ["name": "Hugo"]), forKey: "author")
+        try root.save()
+        emile["name"] = "Zola"
+        let child = ManagedObjectContext(parent: root)
+        let byZola = FetchRequest(entityName: "Book", predicate: try FetchPredicate(format: "author.name == 'Zola'"))
+        #expect(try child.fetch(byZola).map(\.objectID) == [book.objectID])
+        #expect(try child.count(for: byZola) == 1)
+        #expect(try child.fetchObjectIDs(byZola) == [book.objectID])
+        let byAuthor = FetchRequest(entityName: "Book", sortDescriptors: [FetchSortDescriptor("author.name")])
+        #expect(try child.fetch(byAuthor).map { $0["title"] as? String } == ["Les Misérables", "Germinal"])
+        emile["name"] = "Aaron"
+        #expect(try child.fetch(byAuthor).map { $0["title"] as? String } == ["Germinal", "Les Misérables"])
+    }
 }
