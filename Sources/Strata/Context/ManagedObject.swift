@@ -108,7 +108,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Called when the object is deleted, before its delete rules apply: its relationships are
     /// still set, so it can let go of what it holds.
     open func prepareForDeletion() {}
-    /// Called after a save wrote the object: inserted, updated or deleted.
+    /// Called after a save wrote the object: inserted, updated or deleted. What it changes is a
+    /// new unsaved change of the context, reported like any other.
     open func didSave() {}
     /// Called before the object forgets its values and becomes a fault (a refresh without
     /// keeping changes).

@@ -54,6 +54,9 @@ extension ManagedObjectContext {
         }
         didSave(sorted, outcome)
         observation?.didSave()
+        // After the observers took in the save: what the objects change in their hook is
+        // reported as a change of its own, not dropped with the save's.
+        notifyDidSave(sorted)
     }
 
     /// Saves again after resolving conflicts, one round deeper.
@@ -153,7 +156,6 @@ extension ManagedObjectContext {
             didSave(object, consume record, permanent, reapply: objects.discardedAny)
         }
         changed.removeAll()
-        notifyDidSave(objects)
     }
 
     /// ``ManagedObject/didSave()`` on each saved object: last, so that what the objects do in

@@ -47,6 +47,38 @@ import Testing
         #expect(await changes.next() == ObjectsDidChange(refreshed: [book.objectID]))
     }
 
+    /// A book that counts its saves in `pages`: a change made in `didSave`.
+    final class CountedBook: ManagedObject {
+        override class var entityName: String { "Book" }
+        override func didSave() {
+            if !isDeleted { self["pages"] = (self["pages"] as? Int64 ?? 0) + 1 }
+        }
+    }
+
+    /// What an object changes in its `didSave` is a local change like any other: reported at
+    /// the next processPendingChanges, not dropped with the save's own.
+    @Test(.timeLimit(.minutes(1)))
+    func changesMadeInDidSaveAreReported() async throws {
+        let coordinator = PersistentStoreCoordinator(schema: TestModel.schema, classes: [CountedBook.self])
+        try coordinator.addStore(.inMemory())
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var changes = context.changes.makeAsyncIterator()
+        let book = try context.perform {
+            let book = try context.insertObject(entityName: "Book")
+            book["title"] = "Dune"
+            return book
+        }
+        #expect(await changes.next() == ObjectsDidChange(inserted: [book.objectID]))
+        try context.save()
+        #expect(book["pages"] as? Int64 == 2, "one more than its default")
+        #expect(context.updatedObjects == [book])
+        context.processPendingChanges()
+        // A later change, so that a dropped report shows as this one instead of a wait.
+        let tag = try context.perform { try context.insertObject(entityName: "Tag") }
+        #expect(await changes.next() == ObjectsDidChange(updated: [book.objectID]))
+        _ = tag
+    }
+
     @Test func unobservedContextKeepsNothing() throws {
         let context = ManagedObjectContext(coordinator: TestModel.coordinator())
         let book = try context.insertObject(entityName: "Book")
