@@ -54,4 +54,9 @@ import Testing
     func aChildsFetchThroughARelationshipSeesTheParentsUnsavedChange(_ kind: StoreKind) throws {
         try ChildContextChecks().aChildsFetchThroughARelationshipSeesTheParentsUnsavedChange(kind)
     }
+
+    @Test(arguments: StoreKind.all)
+    func aChildsChangeOfAnObjectTheParentDeletedIsAConflict(_ kind: StoreKind) throws {
+        try ChildContextChecks().aChildsChangeOfAnObjectTheParentDeletedIsAConflict(kind)
+    }
 }

@@ -13,6 +13,9 @@ extension ManagedObjectContext {
     ///   is checked when the root saves) and hands every change to the parent, as one undo group
     ///   there; nothing reaches a store until the parent saves, and its parent, up to the root.
     /// - Dropping the child (or ``rollback()``) leaves the parent untouched.
+    /// - A change to an object the parent deleted since the child read it is a conflict: the
+    ///   save fails with `mergeConflict` naming it, or under `mergeByPropertyStoreTrump` and
+    ///   `rollback` the deletion wins and the object leaves the child (``MergePolicy``).
     /// - Objects are uniqued per context: the child has its own instance of each.
     /// - New objects keep their temporary IDs until the root saves; then every descendant of
     ///   the root re-keys its objects under their permanent IDs.
@@ -190,6 +193,16 @@ extension ManagedObjectContext {
         for sibling in parent.liveChildren where sibling !== self && sibling.automaticallyMergesChangesFromParent {
             sibling.inbox.post(notification)
         }
+    }
+
+    /// The objects a child's save changes that its parent has deleted since the child read them.
+    func deletedInParent(_ objects: SavedObjects) -> Set<ObjectID> {
+        guard let parent else { return [] }
+        var gone: Set<ObjectID> = []
+        for object in objects.updated where parent.registeredObject(for: object.objectID)?.isDeleted == true {
+            gone.insert(object.objectID)
+        }
+        return gone
     }
 
     /// A new object of a child, inserted in this context under its ID.

@@ -27,6 +27,16 @@ extension ManagedObjectContext {
         if parent != nil {
             // A child's save goes to its parent; the root checks uniqueness against the stores.
             guard failures.isEmpty else { throw StrataError.saveRefused(failures) }
+            let gone = deletedInParent(sorted)
+            if !gone.isEmpty {
+                // As for objects another save deleted from the store (``MergePolicy``): the
+                // deletion wins under `mergeByPropertyStoreTrump` and `rollback`.
+                guard mergePolicy != .error, !mergePolicy.objectTrumps, resolvingConflicts < Self.conflictRounds else {
+                    throw StrataError.deletedInParent(gone)
+                }
+                forgetDeletedFromStore(gone)
+                return try saveAgain()
+            }
             saveIntoParent(sorted)
             notifyDidSave(sorted)
             return
@@ -309,6 +319,15 @@ extension ManagedObjectContext {
 }
 
 extension StrataError {
+    /// A child's save refused: it changes objects its parent deleted since the child read them.
+    static func deletedInParent(_ ids: Set<ObjectID>) -> StrataError {
+        StrataError(
+            .mergeConflict, "the save would change objects the parent context deleted since this context read them; nothing was handed over",
+            failures: ids.sorted().map {
+                ValidationFailure(code: .conflict, objectID: $0, key: nil, message: "deleted in the parent context since it was read")
+            })
+    }
+
     /// A save refused for `failures` (every rule it would break), listed by object and key.
     static func saveRefused(_ failures: [ValidationFailure]) -> StrataError {
         StrataError(

@@ -300,4 +300,40 @@ package struct ChildContextChecks {
         emile["name"] = "Aaron"
         #expect(try child.fetch(byAuthor).map { $0["title"] as? String } == ["Germinal", "Les Misérables"])
     }
+
+    /// The parent deletes a book after the child read it; the child changes the book and adds
+    /// a new tag to it. Under `.error` the child's save fails with a merge conflict naming the
+    /// book and hands nothing over; under `.rollback` the deletion wins, as for an object another
+    /// save deleted from the store: the book leaves the child, the new tag is handed over
+    /// without it, and the root saves.
+    package func aChildsChangeOfAnObjectTheParentDeletedIsAConflict(_ kind: StoreKind) throws {
+        for policy in [ManagedObjectContext.MergePolicy.error, .rollback] {
+            let (fixture, root, book) = try Self.setUp(kind)
+            let child = ManagedObjectContext(parent: root)
+            child.mergePolicy = policy
+            let childBook = try child.existingObject(with: book.objectID)
+            root.delete(book)
+            childBook["title"] = "Germinal (1885)"
+            let tag = try child.make("Tag", ["name": "new"])
+            childBook.addObject(tag, forKey: "tags")
+            if policy == .error {
+                let error = expectError(.mergeConflict) { try child.save() }
+                #expect(error?.failureSet == [Failure(.conflict, book.objectID, nil)])
+                #expect(child.hasChanges)
+                #expect(root.insertedObjects.isEmpty)
+                #expect(root.updatedObjects.map { $0["name"] as? String } == ["classic"])
+                continue
+            }
+            try child.save()
+            #expect(root.insertedObjects.map { $0["name"] as? String } == ["new"])
+            #expect(root.insertedObjects.first?.objects(forKey: "books").isEmpty == true)
+            try root.save()
+            try fixture.verifyStored { context throws in
+                #expect(try context.all("Book", by: "title").isEmpty)
+                let tags = try context.all("Tag")
+                #expect(tags.map { $0["name"] as? String } == ["classic", "new"])
+                #expect(tags.map { $0.objects(forKey: "books").count } == [0, 0])
+            }
+        }
+    }
 }
