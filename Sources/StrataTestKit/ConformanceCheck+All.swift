@@ -59,6 +59,7 @@ extension ConformanceCheck {
         ConformanceCheck("ChildContext", "aChildsAdditionOfANewObjectSurvivesTheRootSavingIt") { try ChildContextChecks().aChildsAdditionOfANewObjectSurvivesTheRootSavingIt($0) },
         ConformanceCheck("ChildContext", "aChildsFetchThroughARelationshipSeesTheParentsUnsavedChange") { try ChildContextChecks().aChildsFetchThroughARelationshipSeesTheParentsUnsavedChange($0) },
         ConformanceCheck("ChildContext", "aChildsChangeOfAnObjectTheParentDeletedIsAConflict") { try ChildContextChecks().aChildsChangeOfAnObjectTheParentDeletedIsAConflict($0) },
+        ConformanceCheck("ChildContext", "aChildsReorderingKeepsWhatTheParentAddedSinceTheChildReadIt") { try ChildContextChecks().aChildsReorderingKeepsWhatTheParentAddedSinceTheChildReadIt($0) },
         ConformanceCheck("CrossProcessReference", "aToOneWithoutInverseToAnObjectAnotherProcessDeleted", requires: [.persistent]) { try CrossProcessReferenceChecks().aToOneWithoutInverseToAnObjectAnotherProcessDeleted($0) },
         ConformanceCheck("CrossProcessReference", "aToOneWithoutInverseToAnObjectAnotherContextDeleted") { try CrossProcessReferenceChecks().aToOneWithoutInverseToAnObjectAnotherContextDeleted($0) },
         ConformanceCheck("CrossProcessReference", "referencesThroughInversesToObjectsAnotherProcessDeleted", requires: [.persistent]) { try CrossProcessReferenceChecks().referencesThroughInversesToObjectsAnotherProcessDeleted($0) },

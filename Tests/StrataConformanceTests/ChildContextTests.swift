@@ -59,4 +59,9 @@ import Testing
     func aChildsChangeOfAnObjectTheParentDeletedIsAConflict(_ kind: StoreKind) throws {
         try ChildContextChecks().aChildsChangeOfAnObjectTheParentDeletedIsAConflict(kind)
     }
+
+    @Test(arguments: StoreKind.all)
+    func aChildsReorderingKeepsWhatTheParentAddedSinceTheChildReadIt(_ kind: StoreKind) throws {
+        try ChildContextChecks().aChildsReorderingKeepsWhatTheParentAddedSinceTheChildReadIt(kind)
+    }
 }

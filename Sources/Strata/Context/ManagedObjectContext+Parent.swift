@@ -223,7 +223,8 @@ extension ManagedObjectContext {
     /// the other side come with the same save; a to-one is set with it, so that a destination
     /// the parent set since the child read the object lets it go. A changed to-many of a saved object takes
     /// the members the child added and removed (unless it moved members of an ordered one: then
-    /// the child's list), so that what the parent changed since the child read it is kept.
+    /// the child's list, with the members the parent added since at its end), so that what the
+    /// parent changed since the child read it is kept.
     private func copyChanges(of object: ManagedObject, into target: ManagedObject, every: Bool) {
         let attributeCount = object.attributeValues.layout.count
         let bits = every ? Array(0..<(attributeCount + object.relationshipSlots.count)) : object.changedMask.positions
@@ -240,13 +241,19 @@ extension ManagedObjectContext {
                 if target.toOneID(at: position) != id { setToOne(target, position, id.map(materialize)) }
                 continue
             }
-            let wanted = object.memberIDs(at: position)
+            var wanted = object.memberIDs(at: position)
             if !every, let changes = object.members(at: position)?.memberChanges {
                 // What the child added and removed, not its whole list: members the parent
                 // added or removed since the child read them stay as the parent has them.
                 for id in changes.removed { primitiveRemove(target, position, id) }
                 for id in wanted where changes.added.contains(id) { primitiveInsert(target, position, id) }
                 continue
+            }
+            if !every, let read = object.committedMemberIDs(at: position) {
+                // The child's order; members the parent added since the child read them stay,
+                // at the end.
+                let known = Set(read).union(wanted)
+                wanted += target.memberIDs(at: position).filter { !known.contains($0) }
             }
             let wantedSet = Set(wanted)
             for id in target.memberIDs(at: position) where !wantedSet.contains(id) { primitiveRemove(target, position, id) }

@@ -336,4 +336,34 @@ package struct ChildContextChecks {
             }
         }
     }
+
+    /// An album's songs (ordered) read by a child; the parent adds a song, the child moves the
+    /// last one to the front. The child's order is handed over with the parent's new song at
+    /// the end, on both sides of the relationship.
+    package func aChildsReorderingKeepsWhatTheParentAddedSinceTheChildReadIt(_ kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind, Models.graph)
+        let root = fixture.context()
+        let album = try root.make("Album", ["title": "Album"])
+        for title in ["1", "2", "3"] {
+            try root.make("Track", ["title": title]).setObject(album, forKey: "album")
+        }
+        try root.save()
+        let child = ManagedObjectContext(parent: root)
+        let childAlbum = try child.existingObject(with: album.objectID)
+        #expect(childAlbum.names("songs", by: "title") == ["1", "2", "3"])
+        let four = try root.make("Track", ["title": "4"])
+        four.setObject(album, forKey: "album")
+        let three = try #require(childAlbum.objects(forKey: "songs").last)
+        childAlbum.removeObject(three, forKey: "songs")
+        childAlbum.insertObject(three, at: 0, forKey: "songs")
+        three.setObject(childAlbum, forKey: "album")
+        try child.save()
+        #expect(album.names("songs", by: "title") == ["3", "1", "2", "4"])
+        #expect(four.object(forKey: "album") === album)
+        try root.save()
+        try fixture.verifyStored { context throws in
+            let stored = try context.existingObject(with: album.objectID)
+            #expect(stored.names("songs", by: "title") == ["3", "1", "2", "4"])
+        }
+    }
 }
