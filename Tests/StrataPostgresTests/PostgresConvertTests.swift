@@ -7,17 +7,7 @@ import Testing
 /// `strata convert` SQLite → PostgreSQL → SQLite through the built CLI: the dumps are identical.
 @Suite struct PostgresConvertTests {
     /// The `strata` executable SwiftPM built beside the test bundle.
-    static func strata() throws -> URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().standardizedFileURL
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("strata")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        for candidate in [Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("strata")]
-        where FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        throw StrataError(.storeIO, "the strata executable was not found beside the test bundle; build it with `swift build`")
-    }
+    static func strata() throws -> URL { try BuiltExecutable.url("strata") }
 
     @discardableResult
     static func run(_ arguments: [String], in directory: URL) throws -> String {

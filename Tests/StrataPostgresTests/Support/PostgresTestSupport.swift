@@ -125,3 +125,18 @@ enum Models {
         """)
     }
 }
+
+/// Executables SwiftPM built beside the test bundle (`strata`, `strata-pg-stress`).
+enum BuiltExecutable {
+    static func url(_ name: String) throws -> URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().standardizedFileURL
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        let beside = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        throw StrataError(.storeIO, "the \(name) executable was not found beside the test bundle; build it with `swift build --build-tests`")
+    }
+}
