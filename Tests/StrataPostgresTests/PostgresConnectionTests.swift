@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSQLite
 import StrataTestKit
 import Testing
 @testable import StrataPostgres
@@ -46,5 +47,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("app.sqlite").path))
         #expect(try place.column("SELECT name FROM \"Tag\"") == ["work"])
         #expect(try place.column("SELECT value FROM strata_metadata WHERE key = 'storeType'") == ["postgres"])
+    }
+
+    /// Moving an app from SQLite is one line of strata.json: the store's type and its URL.
+    @Test func aStoreOfStrataJSONWithAPostgresURLIsOpenedOnTheServer() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let temporary = try TemporaryDirectory(prefix: "postgres")
+        defer { temporary.cleanup() }
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let file = temporary.url.appendingPathComponent("strata.json")
+        try Data(#"{ "schema": "\#(repository.path)/Schemas/TodoList.json", "stores": [ { "type": "postgres", "path": "\#(place.url.absoluteString)" } ] }"#.utf8).write(to: file)
+        let container = try PersistentContainer(
+            configurationFile: file, storeTypes: StoreTypeRegistry([SQLiteStoreFactory(), PostgresStoreFactory()]), environment: [:])
+        let context = container.newBackgroundContext()
+        let tag = try context.insertObject(entityName: "Tag")
+        tag["name"] = "home"
+        try context.save()
+        #expect(try place.column("SELECT name FROM \"Tag\"") == ["home"])
+        #expect(container.coordinator.stores.map(\.type) == [.postgres])
     }
 }

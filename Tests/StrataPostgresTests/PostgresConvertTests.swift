@@ -11,20 +11,8 @@ import Testing
 
     @discardableResult
     static func run(_ arguments: [String], in directory: URL) throws -> String {
-        let process = Process()
-        process.executableURL = try strata()
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
-        try Data().write(to: output)
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        let text = try String(contentsOf: output, encoding: .utf8)
-        #expect(process.terminationStatus == 0, "strata \(arguments.joined(separator: " ")): \(text)")
+        let (status, text) = try BuiltExecutable.run("strata", arguments, in: directory)
+        #expect(status == 0, "strata \(arguments.joined(separator: " ")): \(text)")
         return text
     }
 

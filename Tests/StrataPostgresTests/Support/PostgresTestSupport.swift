@@ -139,4 +139,23 @@ enum BuiltExecutable {
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
         throw StrataError(.storeIO, "the \(name) executable was not found beside the test bundle; build it with `swift build --build-tests`")
     }
+
+    /// Runs `name arguments…` in `directory`: its exit status, and its standard output and error
+    /// together.
+    static func run(_ name: String, _ arguments: [String], in directory: URL) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = try url(name)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardInput = FileHandle.nullDevice
+        let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
+        try Data().write(to: output)
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        return (process.terminationStatus, try String(contentsOf: output, encoding: .utf8))
+    }
 }
