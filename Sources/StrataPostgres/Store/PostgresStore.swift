@@ -59,8 +59,10 @@ public final class PostgresStore: PersistentStore {
         let (metadata, creation) = try pool.write { (connection) throws(StrataError) -> (StoreMetadata, Creation) in
             try connection.transaction { () throws(StrataError) -> (StoreMetadata, Creation) in
                 try connection.run("SELECT pg_advisory_xact_lock(hashtext($1))", [location.advisoryLockKey])
+                // CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema
+                // exists: a role given a schema of its own, and no more, must open its store.
                 let schemaExisted = try connection.run("SELECT 1 FROM pg_namespace WHERE nspname = $1", [location.schema]).count == 1
-                try connection.run("CREATE SCHEMA IF NOT EXISTS \(quoted(location.schema))")
+                if !schemaExisted { try connection.run("CREATE SCHEMA IF NOT EXISTS \(quoted(location.schema))") }
                 var metadata: StoreMetadata
                 var storedIdentifier: String?
                 var creation = Creation.existing
