@@ -65,9 +65,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The PostgreSQL store on libpq: blocking calls behind Strata's synchronous store protocol.
+        // Declarations only (no pkg-config, whose flags would link it): the store loads libpq
+        // with dlopen when it first connects, so programs that never do pay nothing for it.
         .systemLibrary(
             name: "CLibPQ",
-            pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
         .target(

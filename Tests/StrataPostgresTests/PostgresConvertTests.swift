@@ -11,9 +11,17 @@ import Testing
 
     @discardableResult
     static func run(_ arguments: [String], in directory: URL) throws -> String {
-        let (status, text) = try BuiltExecutable.run("strata", arguments, in: directory)
-        #expect(status == 0, "strata \(arguments.joined(separator: " ")): \(text)")
-        return text
+        let run = try execute(arguments, in: directory)
+        #expect(run.status == 0, "strata \(arguments.joined(separator: " ")): \(run.output)")
+        return run.output
+    }
+
+    /// Runs the built `strata` in `directory` (with `environment` instead of the test's, when
+    /// given) and returns its exit status and what it printed to stdout and stderr together.
+    static func execute(
+        _ arguments: [String], in directory: URL, environment: [String: String]? = nil
+    ) throws -> (status: Int32, output: String) {
+        try BuiltExecutable.run("strata", arguments, in: directory, environment: environment)
     }
 
     @Test func sqliteToPostgresToSQLiteKeepsEveryObject() throws {

@@ -9,6 +9,7 @@ internal import Strata
 /// out). Closed when released.
 final class PGConnection {
     private let handle: OpaquePointer
+    private let pq: LibPQ
     /// What errors name as the place: the store's URL without its password.
     let location: String
 
@@ -16,29 +17,31 @@ final class PGConnection {
     typealias Parameter = String?
 
     /// Connects with a libpq connection string (`postgresql://…` URI or `key=value` pairs).
-    /// - Throws: `storeIO` with libpq's message.
+    /// - Throws: `storeIO` with libpq's message, or when libpq cannot be loaded (``LibPQ``).
     init(conninfo: String, location: String) throws(StrataError) {
         self.location = location
-        guard let connection = PQconnectdb(conninfo) else {
+        let pq = try LibPQ.load(for: location)
+        self.pq = pq
+        guard let connection = pq.connectdb(conninfo) else {
             throw StrataError(.storeIO, "cannot connect to PostgreSQL: libpq is out of memory", file: location)
         }
-        guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.message(PQerrorMessage(connection))
-            PQfinish(connection)
+        guard pq.status(connection) == CONNECTION_OK else {
+            let message = Self.message(pq.errorMessage(connection))
+            pq.finish(connection)
             throw StrataError(.storeIO, "cannot connect to PostgreSQL: \(message)", file: location)
         }
         handle = connection
     }
 
-    deinit { PQfinish(handle) }
+    deinit { pq.finish(handle) }
 
     /// Whether the connection is still usable (a server restart or a network failure breaks it).
-    var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
+    var isHealthy: Bool { pq.status(handle) == CONNECTION_OK }
 
     /// Whether a transaction is open on the connection (also one that failed and waits for its
     /// `ROLLBACK`).
     var isInTransaction: Bool {
-        let status = PQtransactionStatus(handle)
+        let status = pq.transactionStatus(handle)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
     }
 
@@ -48,28 +51,28 @@ final class PGConnection {
     func query(_ sql: String, _ parameters: [Parameter] = []) throws(PGError) -> PGResult {
         let result: OpaquePointer?
         if parameters.isEmpty {
-            result = PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0)
+            result = pq.execParams(handle, sql, 0, nil, nil, nil, nil, 0)
         } else {
             // Every parameter as a NUL-terminated C string, alive until the call returns.
             var storage: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
             defer { for pointer in storage { free(pointer) } }
             result = storage.withUnsafeMutableBufferPointer { buffer in
                 buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
-                    PQexecParams(handle, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
+                    pq.execParams(handle, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
                 }
             }
         }
         guard let result else {
-            throw PGError(state: "", message: Self.message(PQerrorMessage(handle)))
+            throw PGError(state: "", message: Self.message(pq.errorMessage(handle)))
         }
-        let status = PQresultStatus(result)
+        let status = pq.resultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
-            let message = Self.message(PQresultErrorMessage(result))
-            PQclear(result)
-            throw PGError(state: state, message: message.isEmpty ? Self.message(PQerrorMessage(handle)) : message)
+            let state = pq.resultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+            let message = Self.message(pq.resultErrorMessage(result))
+            pq.clear(result)
+            throw PGError(state: state, message: message.isEmpty ? Self.message(pq.errorMessage(handle)) : message)
         }
-        return PGResult(result)
+        return PGResult(result, pq)
     }
 
     /// Runs `body` in a transaction (`BEGIN` with `mode`, then `COMMIT`); any error rolls it back.
@@ -99,16 +102,16 @@ final class PGConnection {
     /// to, and returns their payloads (none when the time ran out).
     /// - Throws: ``PGError`` when the connection broke.
     func notifications(waitingUpTo milliseconds: Int32) throws(PGError) -> [String] {
-        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-        if poll(&descriptor, 1, milliseconds) > 0 || PQstatus(handle) != CONNECTION_OK {
-            guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else {
-                throw PGError(state: "", message: Self.message(PQerrorMessage(handle)))
+        var descriptor = pollfd(fd: pq.socket(handle), events: Int16(POLLIN), revents: 0)
+        if poll(&descriptor, 1, milliseconds) > 0 || pq.status(handle) != CONNECTION_OK {
+            guard pq.consumeInput(handle) == 1, pq.status(handle) == CONNECTION_OK else {
+                throw PGError(state: "", message: Self.message(pq.errorMessage(handle)))
             }
         }
         var payloads: [String] = []
-        while let notification = PQnotifies(handle) {
+        while let notification = pq.notifies(handle) {
             payloads.append(String(cString: notification.pointee.extra))
-            PQfreemem(notification)
+            pq.freemem(notification)
         }
         return payloads
     }
@@ -145,20 +148,25 @@ struct PGError: Error {
 /// The rows of a statement, read as text; freed when released.
 final class PGResult {
     private let result: OpaquePointer
+    private let pq: LibPQ
 
-    init(_ result: OpaquePointer) { self.result = result }
-    deinit { PQclear(result) }
+    init(_ result: OpaquePointer, _ pq: LibPQ) {
+        self.result = result
+        self.pq = pq
+    }
 
-    var count: Int { Int(PQntuples(result)) }
+    deinit { pq.clear(result) }
+
+    var count: Int { Int(pq.ntuples(result)) }
     /// Rows a command changed (`UPDATE`, `DELETE`, `INSERT`).
-    var affectedRows: Int { Int(String(cString: PQcmdTuples(result))) ?? 0 }
+    var affectedRows: Int { pq.cmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0 }
 
-    func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) == 1 }
+    func isNull(_ row: Int, _ column: Int) -> Bool { pq.getisnull(result, Int32(row), Int32(column)) == 1 }
 
     /// The text of a value; nil for NULL.
     func text(_ row: Int, _ column: Int) -> String? {
-        guard !isNull(row, column) else { return nil }
-        return String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+        guard !isNull(row, column), let value = pq.getvalue(result, Int32(row), Int32(column)) else { return nil }
+        return String(cString: value)
     }
 
     func int64(_ row: Int, _ column: Int) -> Int64? { text(row, column).flatMap { Int64($0) } }

@@ -140,13 +140,16 @@ enum BuiltExecutable {
         throw StrataError(.storeIO, "the \(name) executable was not found beside the test bundle; build it with `swift build --build-tests`")
     }
 
-    /// Runs `name arguments…` in `directory`: its exit status, and its standard output and error
-    /// together.
-    static func run(_ name: String, _ arguments: [String], in directory: URL) throws -> (status: Int32, output: String) {
+    /// Runs `name arguments…` in `directory` (with `environment` instead of the test's, when
+    /// given): its exit status, and its standard output and error together.
+    static func run(
+        _ name: String, _ arguments: [String], in directory: URL, environment: [String: String]? = nil
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = try url(name)
         process.arguments = arguments
         process.currentDirectoryURL = directory
+        if let environment { process.environment = environment }
         process.standardInput = FileHandle.nullDevice
         let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
         try Data().write(to: output)
