@@ -62,7 +62,7 @@ import Testing
         #expect(message.contains("broke during COMMIT"), "\(message)")
         #expect(message.contains("whether the save was committed is unknown"), "\(message)")
         #expect(message.contains("(\(outerURL.absoluteString));"), "\(message)")
-        #expect(message.hasSuffix("; the save committed to \(log.url.absoluteString), which was left as it is: putting it back would be a guess"), "\(message)")
+        #expect(message.hasSuffix("; the save committed to \(log.url.absoluteString) and was left there: putting it back would be a guess"), "\(message)")
 
         // The log kept the save; the notes' store rolled it back (its session ended before COMMIT).
         #expect(try log.column("SELECT \"text\" FROM \"Entry\" ORDER BY \"text\"") == ["edited", "second"])

@@ -616,19 +616,21 @@ public final class PersistentStoreCoordinator: Sendable {
         let names = { (range: Range<Int>) in stores[range].map(name(of:)).joined(separator: ", ") }
         var message = "\(error.message) (\(name(of: stores[unknown])))"
         if unknown + 1 < stores.count {
-            message += "; the save committed to \(names(unknown + 1..<stores.count)), which was left as it is: putting it back would be a guess"
+            message += "; the save committed to \(names(unknown + 1..<stores.count)) and was left there: putting it back would be a guess"
         }
         if unknown > 0 { message += "; \(names(0..<unknown)) rolled it back" }
         return StrataError(.commitOutcomeUnknown, message, failures: error.failures, file: error.file)
     }
 
-    /// A store as errors name it: its file's path, or its URL without a password.
+    /// A store as errors name it: its file's path, or its URL without a password (in the user
+    /// part or a `password` query item).
     private static func name(of store: any PersistentStore) -> String {
         guard let url = store.url else { return store.storeIdentifier }
         if url.isFileURL { return url.path }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil else { return url.absoluteString }
-        components.password = "***"
-        return components.string ?? url.absoluteString
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return store.storeIdentifier }
+        if components.password != nil { components.password = "***" }
+        components.queryItems = components.queryItems?.map { $0.name == "password" ? URLQueryItem(name: $0.name, value: "***") : $0 }
+        return components.string ?? store.storeIdentifier
     }
 
     /// The changeset that puts back what `part` changed: its inserts deleted, its updates and
