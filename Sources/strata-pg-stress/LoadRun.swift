@@ -22,10 +22,15 @@ struct LoadRun: Sendable {
         var reports: [WorkerReport]
         /// Workers that did not end well: by index, what happened (hung, exit status, stderr).
         var failures: [Int: String]
+        /// Seconds from starting the workers to each one's exit (to the nearest 0.05 s), by index.
+        var lifetimes: [Int: Double]
+        /// Seconds from preparing the store to starting the workers.
+        var preparation: Double
         var final: LoadModel.FinalState
     }
 
     func run() throws -> Outcome {
+        let began = Date()
         try LoadModel.prepare(url, counters: counters)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-stress-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -48,11 +53,18 @@ struct LoadRun: Sendable {
             process.standardError = try FileHandle(forWritingTo: stderr)
             processes.append((process, report, stderr))
         }
+        let started = Date()
         for entry in processes { try entry.process.run() }
 
         // Every worker must end by the bound; one that does not is reported and killed.
-        let deadline = Date().addingTimeInterval(seconds + drainSeconds + graceSeconds)
-        while processes.contains(where: { $0.process.isRunning }), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let deadline = started.addingTimeInterval(seconds + drainSeconds + graceSeconds)
+        var lifetimes: [Int: Double] = [:]
+        while lifetimes.count < processes.count, Date() < deadline {
+            for (worker, entry) in processes.enumerated() where lifetimes[worker] == nil && !entry.process.isRunning {
+                lifetimes[worker] = Date().timeIntervalSince(started)
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         var failures: [Int: String] = [:]
         for (worker, entry) in processes.enumerated() where entry.process.isRunning {
             failures[worker] = "still running \(Int(seconds + drainSeconds + graceSeconds)) s after it started (hung): killed"
@@ -73,6 +85,8 @@ struct LoadRun: Sendable {
             }
             reports.append(report)
         }
-        return Outcome(reports: reports, failures: failures, final: try LoadModel.finalState(url))
+        return Outcome(
+            reports: reports, failures: failures, lifetimes: lifetimes, preparation: started.timeIntervalSince(began),
+            final: try LoadModel.finalState(url))
     }
 }

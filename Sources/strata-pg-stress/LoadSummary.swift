@@ -122,6 +122,7 @@ struct LoadSummary: Sendable {
             "conflicts:    \(conflicts) (\(String(format: "%.1f", conflictShare))% of attempts), at most \(maxAttempts) attempts for one save",
             "per attempt:  p50 \(ms(attemptLatency.p50)) ms, p99 \(ms(attemptLatency.p99)) ms, max \(ms(attemptLatency.max)) ms (fetch, increments, save)",
             "per save:     p50 \(ms(saveLatency.p50)) ms, p99 \(ms(saveLatency.p99)) ms, max \(ms(saveLatency.max)) ms (first attempt to commit, retries included)",
+            "processes:    each ended \(String(format: "%.1f", outcome.lifetimes.values.min() ?? 0))–\(String(format: "%.1f", outcome.lifetimes.values.max() ?? 0)) s after it was started (bound \(Int(run.seconds + run.drainSeconds + run.graceSeconds)) s; the store was prepared in \(String(format: "%.1f", outcome.preparation)) s)",
             "notification: p50 \(ms(notificationLag.p50)) ms, p99 \(ms(notificationLag.p99)) ms, max \(ms(notificationLag.max)) ms from commit to another worker's coordinator (\(notificationLag.count) deliveries)",
             "",
         ]
