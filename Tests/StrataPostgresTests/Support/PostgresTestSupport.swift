@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 @testable import StrataPostgres
 
@@ -41,6 +42,18 @@ struct TestSchema {
     }
 
     func drop() { try? PostgresStoreFactory().destroyStore(at: url) }
+
+    /// A PostgreSQL store in this schema and an in-memory store, both holding the seeded
+    /// `Library` graph (40 items): the SQL-against-evaluator tests.
+    func libraryStores(seed: UInt64) throws -> (postgres: PostgresStore, memory: AtomicStore, graph: LibraryGraph) {
+        let schema = try LibraryFixture.schema()
+        let postgres = try store(schema)
+        let memory = try AtomicStore(format: nil, type: .inMemory, url: nil, schema: schema, configurationName: nil)
+        let graph = LibraryGraph(schema: schema, storeIdentifier: postgres.metadata.storeIdentifier, seed: seed, items: 40)
+        _ = try postgres.save(StoreChangeset(inserted: graph.all))
+        _ = try memory.save(StoreChangeset(inserted: graph.all))
+        return (postgres, memory, graph)
+    }
 
     /// The store's URL with libpq's `application_name`, so that a test can find the store's
     /// connections in `pg_stat_activity` (at most 63 bytes: the schema's name and a prefix).
