@@ -1,8 +1,5 @@
 import Foundation
 import Strata
-import StrataBinaryPlist
-import StrataSQLite
-import StrataXML
 import Testing
 
 /// A process that read an object, while another process (`strata delete`) deletes it, then
@@ -21,12 +18,7 @@ struct DanglingReferenceProcessTests {
     @Test(arguments: ["sqlite", "xml", "bplist"])
     func aReferenceToAnObjectAnotherProcessDeleted(_ ext: String) throws {
         let workspace = try Workspace(["people.json": Self.model])
-        let schema = try Schema(contentsOf: workspace.file("people.json"))
-        let coordinator = PersistentStoreCoordinator(
-            schema: schema, storeTypes: StoreTypeRegistry([SQLiteStoreFactory(), XMLStoreFactory(), BinaryPlistStoreFactory()]))
-        let type: StoreType = ext == "sqlite" ? .sqlite : ext == "xml" ? .xml : .binaryPlist
-        try coordinator.addStore(StoreDescription(type: type, url: workspace.file("people.\(ext)")))
-        let context = ManagedObjectContext(coordinator: coordinator)
+        let context = ManagedObjectContext(coordinator: try workspace.coordinator("people", ext, schema: "people.json"))
         let ann = try context.insertObject(entityName: "Person")
         ann["name"] = "ann"
         let bob = try context.insertObject(entityName: "Person")

@@ -134,7 +134,7 @@ import Testing
             #expect(error?.failures.first?.message == "changed by another save (of another process) since it was read (version 0 read, 1 stored)")
             #expect(try Self.tagsInFile(url) == [1: "house"])
 
-            one.mergePolicy = .objectTrump
+            one.mergePolicy = .overwrite
             try one.save()
             #expect(try Self.tagsInFile(url) == [1: "flat"])
         }

@@ -245,7 +245,7 @@ extension ManagedObjectContext {
         change { delete(object, visited: []) }
     }
 
-    private func delete(_ object: ManagedObject, visited: Set<ObjectIdentifier>) {
+    func delete(_ object: ManagedObject, visited: Set<ObjectIdentifier>) {
         guard !object.isDeleted else { return }
         object.fulfillFault()
         markDeleted(object, true)

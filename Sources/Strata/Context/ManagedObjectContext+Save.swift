@@ -6,12 +6,14 @@ extension ManagedObjectContext {
     /// (against stored data too) and the `deny` delete rule. Then IDs become permanent and the
     /// coordinator saves one changeset. On any failure the stores are unchanged and this context
     /// keeps its changes.
+    ///
+    /// Objects another context or process saved since this one read them, and new objects
+    /// whose unique values an existing object has, are resolved by ``mergePolicy`` (see
+    /// ``MergePolicy``) and the save goes on; under `.error` they fail it.
     /// - Throws: ``StrataError`` — `validationFailed` with ``StrataError/failures``,
-    ///   `mergeConflict` under the `.error` merge policy, or a store's error. A reference to an
-    ///   object the store no longer holds (another context or process deleted it since it was
-    ///   read) is a `mergeConflict` under `.error` and `.objectTrump` — no policy brings a deleted
-    ///   object back; under `.storeTrump` the deletion wins: the object leaves this context and
-    ///   references to it are removed, as when a deletion is merged, and the rest is saved.
+    ///   `mergeConflict` under the `.error` merge policy (and under the policies where this
+    ///   context's changes win, for an object the store no longer holds — no policy brings a
+    ///   deleted object back), or a store's error.
     public func save() throws(StrataError) {
         processPendingMerges()
         guard hasChanges else { return }
@@ -22,30 +24,34 @@ extension ManagedObjectContext {
         }
         var (changes, sorted, failures) = makeChanges(Array(changed.values))
         failures += try coordinator.uniquenessViolations(changes)
-        guard failures.isEmpty else { throw StrataError.saveRefused(failures) }
+        guard failures.isEmpty else {
+            // New objects that collide with others under a uniqueness constraint become
+            // updates of those (an upsert) under every policy but `.error`; what is left fails.
+            if resolvingConflicts < Self.conflictRounds, try resolveConstraintConflicts(failures) {
+                return try saveAgain()
+            }
+            throw StrataError.saveRefused(failures)
+        }
         let outcome: PersistentStoreCoordinator.SaveOutcome
         do {
-            outcome = try coordinator.save(changes, overwritesConflicts: mergePolicy == .objectTrump, from: identifier)
-        } catch let error where error.code == .mergeConflict && mergePolicy == .storeTrump {
-            // What is stored wins: drop this context's changes to the conflicting objects, and
-            // take an object the store no longer holds as deleted (references to it go, as when
-            // a deletion is merged), then save the rest. Each round resolves every conflict it
-            // was told of; a store that reports conflicts again and again ends the rounds.
-            guard resolvingConflicts < 8 else { throw error }
-            var gone: Set<ObjectID> = []
-            for failure in error.failures {
-                if let related = failure.relatedObjectID {
-                    gone.insert(related)
-                } else if let object = registeredObject(for: failure.objectID) {
-                    refresh(object, mergeChanges: false)
-                }
-            }
-            if !gone.isEmpty { forgetDeletedFromStore(gone) }
-            resolvingConflicts += 1
-            defer { resolvingConflicts -= 1 }
-            return try save()
+            outcome = try coordinator.save(changes, overwritesConflicts: false, from: identifier)
+        } catch let error where error.code == .mergeConflict && resolvingConflicts < Self.conflictRounds {
+            // Resolved by the merge policy (``MergePolicy``), then saved again.
+            guard resolveMergeConflicts(error) else { throw error }
+            return try saveAgain()
+        } catch let error where error.code == .validationFailed && resolvingConflicts < Self.conflictRounds {
+            // Another process saved an object with the same unique values since the check.
+            guard try resolveConstraintConflicts(error.failures) else { throw error }
+            return try saveAgain()
         }
         didSave(sorted, outcome)
+    }
+
+    /// Saves again after resolving conflicts, one round deeper.
+    private func saveAgain() throws(StrataError) {
+        resolvingConflicts += 1
+        defer { resolvingConflicts -= 1 }
+        try save()
     }
 
     /// Removes the objects this save deletes from relationships without an inverse that refer

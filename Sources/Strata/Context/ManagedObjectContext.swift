@@ -15,20 +15,10 @@ internal import OrderedCollections
 /// try context.save()
 /// ```
 public final class ManagedObjectContext {
-    /// How a save treats rows that another context saved since this one read them.
-    public enum MergePolicy: Sendable, Hashable {
-        /// Fail with a `mergeConflict` error naming the objects (the default).
-        case error
-        /// This context's changes win: overwrite what is stored.
-        case objectTrump
-        /// What is stored wins: this context's conflicting objects are refreshed, dropping their
-        /// changes, and the rest is saved.
-        case storeTrump
-    }
-
     public let coordinator: PersistentStoreCoordinator
     /// A name for logs and debugging.
     public var name: String?
+    /// How a save resolves conflicts with what others saved (``MergePolicy``); `.error` fails it.
     public var mergePolicy: MergePolicy = .error
     /// Undo and redo; nil (the default) keeps no history.
     @exclusivity(unchecked) public var undoManager: UndoStack?
@@ -426,8 +416,10 @@ public final class ManagedObjectContext {
         }
     }
 
-    /// Takes stored values for the keys the object has not changed; keeps its own changes.
-    func merge(_ record: StoreRecord, into object: ManagedObject) {
+    /// Takes stored values for the keys the object has not changed; keeps its own changes: a
+    /// to-many it changed keeps its members, or with `replayingMembers` takes the stored members
+    /// with its own additions and removals made again.
+    func merge(_ record: StoreRecord, into object: ManagedObject, replayingMembers: Bool = false) {
         let local = object.isInserted ? [] : object.changedMask.positions
         let attributes = object.attributeValues
         let slots = object.relationshipSlots
@@ -442,7 +434,8 @@ public final class ManagedObjectContext {
                 if case .toMany(let members) = slot {
                     // The saved members, read now if the record left them to load later: a
                     // change is kept against them, not against none.
-                    members.rebase(onto: object.committedMemberIDs(at: position) ?? [])
+                    let saved = object.committedMemberIDs(at: position) ?? []
+                    if replayingMembers { members.replayChanges(onto: saved) } else { members.rebase(onto: saved) }
                 }
                 object.relationshipSlots[position] = slot
             }

@@ -130,6 +130,21 @@ final class RelationshipMembers {
         orderTouched = isOrdered
     }
 
+    /// The members become `saved` with this object's own additions and removals made again
+    /// (a by-property merge keeps both sides' member changes), tracked against `saved`. An
+    /// ordered relationship keeps the saved order, with the members added here at its end.
+    func replayChanges(onto saved: [ObjectID]) {
+        guard tracksChanges else { return rebase(onto: saved) }
+        work += ids.count + saved.count
+        var next = OrderedSet(saved.filter { !removed.contains($0) })
+        for id in ids where added.contains(id) { next.append(id) }
+        let savedSet = Set(saved)
+        added = added.filter { !savedSet.contains($0) }
+        removed = removed.filter { savedSet.contains($0) }
+        ids = next
+        orderTouched = isOrdered
+    }
+
     /// The members are now the saved state.
     func commit() {
         tracksChanges = true

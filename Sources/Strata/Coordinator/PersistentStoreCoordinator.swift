@@ -406,7 +406,21 @@ public final class PersistentStoreCoordinator: Sendable {
             routed[index].1.overwritesConflicts = overwritesConflicts
             routed[index].1.reassignableIDs = routed.count == 1 ? reassignable : reassignable.filter { $0.storeIdentifier == routed[index].0.storeIdentifier }
         }
-        let result = try commit(routed)
+        let result: StoreSaveResult
+        do {
+            result = try commit(routed)
+        } catch let error where error.code == .validationFailed && !changes.inserted.isEmpty {
+            // Failures name new objects by the IDs the context knows them by (a uniqueness
+            // constraint that another process's save broke since the context checked it).
+            var temporary: [ObjectID: ObjectID] = [:]
+            for (index, inserted) in changes.inserted.enumerated() { temporary[insertedIDs[index]] = inserted.record.objectID }
+            var mapped = error
+            for index in mapped.failures.indices {
+                if let id = temporary[mapped.failures[index].objectID] { mapped.failures[index].objectID = id }
+                if let id = mapped.failures[index].relatedObjectID.flatMap({ temporary[$0] }) { mapped.failures[index].relatedObjectID = id }
+            }
+            throw mapped
+        }
         // Keys another process took first: the store gave these objects fresh ones.
         let reassigned = result.reassignedIDs
         if !reassigned.isEmpty {

@@ -177,7 +177,8 @@ public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
     public var key: String?
     public var message: String
     /// The other object the failure is about, when there is one: for a `conflict` on a
-    /// relationship, the object it refers to, which the store no longer holds.
+    /// relationship, the object it refers to, which the store no longer holds; for `notUnique`,
+    /// the object that has the same values.
     public var relatedObjectID: ObjectID?
 
     /// A failure of `objectID`, about `key` when there is one, and about `relatedObjectID` when
@@ -192,5 +193,14 @@ public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         "\(objectID)\(key.map { ".\($0)" } ?? ""): \(message)"
+    }
+
+    /// `objectID` has the values of `other` under a uniqueness constraint (its attribute and
+    /// relationship names).
+    package static func notUnique(_ objectID: ObjectID, _ other: ObjectID, _ constraint: [String]) -> ValidationFailure {
+        ValidationFailure(
+            code: .notUnique, objectID: objectID, key: constraint.joined(separator: ","),
+            message: "\(constraint.count == 1 ? "'\(constraint[0])' must be unique" : "(\(constraint.joined(separator: ", "))) must be unique together"), and \(other) has the same value",
+            relatedObjectID: other)
     }
 }

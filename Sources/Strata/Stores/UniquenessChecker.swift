@@ -7,7 +7,7 @@ enum UniquenessChecker {
     static func violations(in contents: AtomicStoreContents, schema: Schema, checking changed: [ObjectID]) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         forEachDuplicate(in: contents, schema: schema, checking: changed) { id, other, _, constraint in
-            failures.append(failure(id, other, constraint))
+            failures.append(.notUnique(id, other, constraint))
         }
         return failures
     }
@@ -139,12 +139,6 @@ enum UniquenessChecker {
             next.records[record.objectID.entityName, default: [:]][record.objectID] = record
         }
         return violations(in: next, schema: schema, checking: changes.inserted.map(\.objectID) + changes.updated.map(\.objectID))
-    }
-
-    static func failure(_ id: ObjectID, _ other: ObjectID, _ constraint: [String]) -> ValidationFailure {
-        ValidationFailure(
-            code: .notUnique, objectID: id, key: constraint.joined(separator: ","),
-            message: "\(constraint.count == 1 ? "'\(constraint[0])' must be unique" : "(\(constraint.joined(separator: ", "))) must be unique together"), and \(other) has the same value")
     }
 
     enum UniqueValue: Hashable {

@@ -44,9 +44,9 @@ extension SQLiteStore {
                         ObjectID(entityName: table.hasEntityColumn ? row.text(1) : table.name, storeIdentifier: storeIdentifier, primaryKey: row.int64(0))
                     }
                     if let other = stored.first(where: { !replaced.contains($0) }) {
-                        failures.append(Self.notUnique(record.objectID, other, constraint))
+                        failures.append(.notUnique(record.objectID, other, constraint))
                     } else if let other = seen[key] {
-                        failures.append(Self.notUnique(record.objectID, other, constraint))
+                        failures.append(.notUnique(record.objectID, other, constraint))
                     } else {
                         seen[key] = record.objectID
                     }
@@ -86,11 +86,5 @@ extension SQLiteStore {
                 return value
             }
         }
-    }
-
-    static func notUnique(_ id: ObjectID, _ other: ObjectID, _ constraint: [String]) -> ValidationFailure {
-        ValidationFailure(
-            code: .notUnique, objectID: id, key: constraint.joined(separator: ","),
-            message: "\(constraint.count == 1 ? "'\(constraint[0])' must be unique" : "(\(constraint.joined(separator: ", "))) must be unique together"), and \(other) has the same value")
     }
 }

@@ -98,7 +98,7 @@ package struct CrossProcessReferenceChecks {
     package func anOverwriteDoesNotBringBackAClearedReference(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.graph)
         let context = fixture.context()
-        context.mergePolicy = .objectTrump
+        context.mergePolicy = .overwrite
         let sales = try context.make("Department", ["name": "sales"])
         let dan = try context.make("Person", ["name": "dan"])
         dan.setObject(sales, forKey: "department")
@@ -122,7 +122,7 @@ package struct CrossProcessReferenceChecks {
     package func storeTrumpTakesTheDeletion(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, Models.graph)
         var ann: ManagedObject?
-        let (context, error) = try saveAfterDelete(fixture, deleter: { try fixture.reopen() }, policy: .storeTrump, make: people) { bob, target in
+        let (context, error) = try saveAfterDelete(fixture, deleter: { try fixture.reopen() }, policy: .rollback, make: people) { bob, target in
             ann = target
             bob.setObject(target, forKey: "mentor")
             bob["name"] = "bobby"

@@ -87,7 +87,7 @@ package struct OneWayReferenceMergeChecks {
     package func storeTrumpTakesADeletionOfAMemberTheContextDidNotKeep(_ kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, shelves)
         let (_, book, second, shelf) = try bookOnANewShelf(fixture)
-        second.mergePolicy = .storeTrump
+        second.mergePolicy = .rollback
         let other = ManagedObjectContext(coordinator: try fixture.reopen())
         other.delete(try other.existingObject(with: book.objectID))
         try other.save()

@@ -83,7 +83,7 @@ package struct OptimisticLockingChecks {
         first.delete(a)
         try first.save()
         b["pages"] = 700
-        second.mergePolicy = .objectTrump
+        second.mergePolicy = .overwrite
         let error = expectError(.mergeConflict) { try second.save() }
         #expect(error?.failureSet == [Failure(.conflict, id, nil)])
         try fixture.verifyStored { context throws in
@@ -96,7 +96,7 @@ package struct OptimisticLockingChecks {
         a["pages"] = 600
         try first.save()
         b["pages"] = 700
-        second.mergePolicy = .objectTrump
+        second.mergePolicy = .overwrite
         try second.save()
         #expect(!second.hasChanges)
         try fixture.verifyStored { context throws in
@@ -115,7 +115,7 @@ package struct OptimisticLockingChecks {
         try first.save()
         b["pages"] = 700
         let tag = try second.make("Tag", ["name": "kept"])
-        second.mergePolicy = .storeTrump
+        second.mergePolicy = .rollback
         try second.save()
         #expect(!second.hasChanges)
         #expect(b.attribute("pages") == .integer(600))

@@ -44,7 +44,7 @@ import Testing
         #expect(reader.hasChanges)
 
         // Store-trump: what is stored wins and the conflicting change is dropped.
-        reader.mergePolicy = .storeTrump
+        reader.mergePolicy = .rollback
         try reader.save()
         #expect(stale["title"] as? String == "Buy oat milk")
         #expect(stale["priority"] as? Int64 == 0)
@@ -55,7 +55,7 @@ import Testing
         todo["notes"] = "from the first stack"
         try writer.save()
         mine["priority"] = Int64(5)
-        other.mergePolicy = .objectTrump
+        other.mergePolicy = .overwrite
         try other.save()
         let check = ManagedObjectContext(coordinator: try stack(url))
         let stored = try #require(try check.fetch(FetchRequest(entityName: "Todo")).first)

@@ -75,8 +75,8 @@ import Testing
         }
         #expect(error?.code == .validationFailed)
         #expect(error?.failures == [
-            ValidationFailure(code: .notUnique, objectID: id("Todo", 3), key: "title", message: "'title' must be unique, and Todo/p1 has the same value"),
-            ValidationFailure(code: .notUnique, objectID: id("Todo", 4), key: "title", message: "'title' must be unique, and Todo/p2 has the same value"),
+            ValidationFailure(code: .notUnique, objectID: id("Todo", 3), key: "title", message: "'title' must be unique, and Todo/p1 has the same value", relatedObjectID: id("Todo", 1)),
+            ValidationFailure(code: .notUnique, objectID: id("Todo", 4), key: "title", message: "'title' must be unique, and Todo/p2 has the same value", relatedObjectID: id("Todo", 2)),
         ])
         #expect(try titles() == ["Buy milk"])
         // Canonically equivalent strings are the same value.

@@ -168,7 +168,7 @@ private func makeTags(_ names: [String], in context: ManagedObjectContext) -> [T
                 try second.save()
             case 5: theirTags[index].name = "t\(index)-\(Int.random(in: 0...2, using: &random))"; try second.save()
             default:
-                first.mergePolicy = .objectTrump
+                first.mergePolicy = .overwrite
                 try first.save()
                 let check = ManagedObjectContext(coordinator: coordinator)
                 let stored = try #require(try check.existingObject(with: book.objectID) as? Book)
