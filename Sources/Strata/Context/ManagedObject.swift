@@ -96,6 +96,25 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func awakeFromFetch() {}
     /// Called before a save validates the object.
     open func willSave() {}
+    /// Checks a new object as a whole when a save validates it, after the model's rules and the
+    /// coordinator's validation rules. Throw to refuse the save: every failure of every object
+    /// is reported together in one `validationFailed` error (a ``StrataError``'s failures as
+    /// they are; any other error as a `custom` failure of this object with its description).
+    open func validateForInsert() throws {}
+    /// Checks a changed object as a whole when a save validates it (see ``validateForInsert()``).
+    open func validateForUpdate() throws {}
+    /// Checks that a deleted object may go when a save validates it (see ``validateForInsert()``).
+    open func validateForDelete() throws {}
+    /// Called when the object is deleted, before its delete rules apply: its relationships are
+    /// still set, so it can let go of what it holds.
+    open func prepareForDeletion() {}
+    /// Called after a save wrote the object: inserted, updated or deleted.
+    open func didSave() {}
+    /// Called before the object forgets its values and becomes a fault (a refresh without
+    /// keeping changes).
+    open func willTurnIntoFault() {}
+    /// Called after the object became a fault.
+    open func didTurnIntoFault() {}
 
     /// True for an object that is saved and has changes that are not.
     public var isUpdated: Bool { !isInserted && !isDeleted && !changedMask.isEmpty }

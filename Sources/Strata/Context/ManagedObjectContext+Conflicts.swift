@@ -243,7 +243,7 @@ extension ManagedObjectContext {
             }
         }
         redirectOneWayReferences(from: new, to: existing)
-        delete(new, visited: [])
+        delete(new, visited: [], notifying: false)
     }
 
     /// Objects of this context that refer to `old` through a relationship without an inverse

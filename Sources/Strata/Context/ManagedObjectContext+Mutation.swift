@@ -245,9 +245,14 @@ extension ManagedObjectContext {
         change { delete(object, visited: []) }
     }
 
-    func delete(_ object: ManagedObject, visited: Set<ObjectIdentifier>) {
+    /// Deletes an object and applies its delete rules; `notifying`: whether the object's
+    /// ``ManagedObject/prepareForDeletion()`` runs first (not for a new object merged into
+    /// another by an upsert, which is discarded rather than deleted).
+    func delete(_ object: ManagedObject, visited: Set<ObjectIdentifier>, notifying: Bool = true) {
         guard !object.isDeleted else { return }
         object.fulfillFault()
+        if notifying { object.prepareForDeletion() }
+        guard !object.isDeleted else { return }
         markDeleted(object, true)
         for (position, relationship) in object.entity.relationships.enumerated() {
             // Last member first: an ordered relationship then loses its members from its end.

@@ -140,6 +140,10 @@ extension ManagedObjectContext {
             didSave(object, consume record, permanent, reapply: objects.discardedAny)
         }
         changed.removeAll()
+        // Last, so that what the objects do in it (more changes) starts from the saved state.
+        for object in objects.inserted { object.didSave() }
+        for object in objects.updated { object.didSave() }
+        for object in objects.deleted where !object.isInserted { object.didSave() }
     }
 
     /// The object's state is now `record`: its references to new objects become permanent,
@@ -195,14 +199,17 @@ extension ManagedObjectContext {
         // Each object is validated as its record is made: one pass over the objects in order
         // (the order they were made in, near in memory) instead of another in the registry's.
         var failures: [ValidationFailure] = []
+        var app = AppValidation(coordinator)
         changes.inserted = sorted.inserted.map { object in
             validate(object, into: &failures)
+            app.check(object, .insert, into: &failures)
             return (record(object), object.requestedPrimaryKey)
         }
         // Objects changed alike (the same entity, the same properties) share one set of keys.
         var lastKeys: (entity: EntityDescription, mask: PropertyMask, keys: Set<String>)?
         changes.updated = sorted.updated.map { object in
             validate(object, into: &failures)
+            app.check(object, .update, into: &failures)
             if let last = lastKeys, last.mask == object.changedMask, last.entity.hasSameStorage(as: object.entity) {
                 return (record(object), last.keys)
             }
@@ -211,7 +218,10 @@ extension ManagedObjectContext {
             return (record(object), keys)
         }
         changes.deleted = sorted.deleted.compactMap { $0.isInserted ? nil : ($0.objectID, $0.committed?.version ?? 0) }
-        for object in sorted.deleted where !object.isInserted { failures += denyFailures(object) }
+        for object in sorted.deleted where !object.isInserted {
+            failures += denyFailures(object)
+            app.check(object, .delete, into: &failures)
+        }
         return (changes, sorted, failures)
     }
 

@@ -411,7 +411,9 @@ public final class ManagedObjectContext {
             merge(record, into: object)
         } else {
             object.isDeleted = false
+            object.willTurnIntoFault()
             object.turnIntoFault()
+            object.didTurnIntoFault()
             noteChange(object)
         }
     }

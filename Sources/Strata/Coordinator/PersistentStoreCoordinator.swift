@@ -58,6 +58,9 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The entities a uniqueness constraint covers (declared on them or an ancestor): a save
     /// that changes none of them has nothing to check against stored data.
     private let constrainedEntities: Set<String>
+    /// The app's validation rules by the entity they were added for
+    /// (``addValidationRule(forEntity:key:_:)``).
+    let validationRules = Locked<[String: [(key: String, rule: ValidationRule)]]>([:])
 
     /// - Parameters:
     ///   - schema: the model every store and context of this coordinator uses.

@@ -169,6 +169,10 @@ public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
         case notUnique
         case deleteDenied
         case conflict
+        /// A rule of the app refused the object: a validation rule registered with the
+        /// coordinator (``PersistentStoreCoordinator/addValidationRule(forEntity:key:_:)``) or
+        /// the object's `validateForInsert`, `validateForUpdate` or `validateForDelete`.
+        case custom
     }
 
     public var code: Code
