@@ -18,6 +18,8 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/vapor/fluent-kit", exact: "1.57.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver", exact: "2.14.0"),
     ],
     targets: [
         // The SQLite store against the raw sqlite3 C API and GRDB records, 100k objects.
@@ -78,6 +80,31 @@ let package = Package(
                 "CSQLiteRaw",
             ]
         ),
+        // The PostgreSQL store and a context on it against raw libpq and Fluent, 100k objects on
+        // the server at STRATA_POSTGRES_URL. Fluent is measured by FluentPostgresBenchmark, which
+        // PostgresBenchmarks runs in turn with the others when it is built (Fluent's first build
+        // takes a long time; the rest builds without it).
+        .executableTarget(
+            name: "PostgresBenchmarks",
+            dependencies: [
+                .product(name: "Strata", package: rootIdentity),
+                .product(name: "StrataPostgres", package: rootIdentity),
+                "CLibPQRaw",
+                "PostgresBenchmarkRows",
+            ]
+        ),
+        .executableTarget(
+            name: "FluentPostgresBenchmark",
+            dependencies: [
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                "PostgresBenchmarkRows",
+            ]
+        ),
+        // The rows both measure, and the clock.
+        .target(name: "PostgresBenchmarkRows"),
+        // libpq for the raw baseline, linked here (the library may load it lazily).
+        .systemLibrary(name: "CLibPQRaw", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // The sqlite3 C API for the raw baseline; named apart from Strata's own CSQLite module.
         .systemLibrary(name: "CSQLiteRaw", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libxml2 for the raw SAX-parse baseline, wrapped like the library's CLibXML2 (which is

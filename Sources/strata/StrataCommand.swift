@@ -11,7 +11,7 @@ struct StrataCommand: ParsableCommand {
             Exit status: 0 on success, 1 when the input is invalid, 2 for a usage error or a \
             file that cannot be read.
             """,
-        subcommands: [ValidateCommand.self, LoadCommand.self, DumpCommand.self, QueryCommand.self, UpdateCommand.self, DeleteCommand.self, ConvertCommand.self, InspectCommand.self, CheckCommand.self, DiffCommand.self, MigrateCommand.self, ImportXCDataModelCommand.self, GenerateCommand.self]
+        subcommands: [ValidateCommand.self, LoadCommand.self, DumpCommand.self, QueryCommand.self, UpdateCommand.self, DeleteCommand.self, ConvertCommand.self, InspectCommand.self, CheckCommand.self, DiffCommand.self, MigrateCommand.self, ImportXCDataModelCommand.self, GenerateCommand.self, WatchCommand.self]
     )
 }
 

@@ -318,7 +318,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         guard committed?.lazyToMany.contains(name) == true else { return committed?.toMany[name] ?? [] }
         guard let context = managedObjectContext else { return nil }
         do {
-            let ids = try context.coordinator.relatedObjectIDs(of: objectID, relationship: name)
+            let ids = try context.sourceRelatedObjectIDs(of: objectID, relationship: name)
             committed?.toMany[name] = ids
             committed?.lazyToMany.remove(name)
             return ids

@@ -38,7 +38,7 @@ extension ManagedObjectContext {
         var loaded: [ObjectID: ManagedObject] = [:]
         if !needed.isEmpty {
             // Held here until returned: the context keeps objects only while someone does.
-            for record in try coordinator.records(for: needed).values { loaded[record.objectID] = materialize(record) }
+            for record in try sourceRecords(for: needed).values { loaded[record.objectID] = materialize(record) }
         }
         return ids.map { loaded[$0] ?? materialize($0) }
     }
@@ -113,34 +113,32 @@ extension ManagedObjectContext {
 
     // MARK: - Implementation
 
-    private func fetchObjects(_ request: FetchRequest, validated: [String]? = nil) throws(StrataError) -> [ManagedObject] {
+    func fetchObjects(_ request: FetchRequest, validated: [String]? = nil) throws(StrataError) -> [ManagedObject] {
         let entityNames: [String]
         if let validated { entityNames = validated } else { entityNames = try validate(request) }
         guard includesChanges(request, entityNames) else {
-            return materialize(try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: true), caching: false))
+            return materialize(try sourceRecords(request, entityNames, windowed: true))
         }
-        // Unsaved changes take part: fetch every stored match, then replace changed objects by
-        // their in-memory state, add inserted ones, drop deleted ones, and order and window here.
+        // Unsaved changes take part (this context's, or its parent's as its source): fetch every
+        // match from the source, then replace changed objects by their in-memory state, add
+        // inserted ones, drop deleted ones, and order and window here.
         let names = Set(entityNames)
         let evaluator = objectEvaluator()
+        let own = ownChangesApply(request, entityNames)
         var result: [ManagedObject] = []
-        for object in materialize(try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: false), caching: false)) where !object.hasChanges {
+        for object in materialize(try sourceRecords(request, entityNames, windowed: false)) where !own || !object.hasChanges {
             result.append(object)
         }
-        for object in changed.values where names.contains(object.entity.name) && !object.isDeleted {
-            if try request.predicate.map({ (predicate) throws(StrataError) in try evaluator.evaluate(predicate, on: object) }) ?? true {
-                result.append(object)
+        if own {
+            for object in changed.values where names.contains(object.entity.name) && !object.isDeleted {
+                if try request.predicate.map({ (predicate) throws(StrataError) in try evaluator.evaluate(predicate, on: object) }) ?? true {
+                    result.append(object)
+                }
             }
         }
         result = try RecordSorter.sort(result, by: request.sortDescriptors, evaluator: evaluator, id: \.objectID)
         if request.sortDescriptors.isEmpty { result.sort { $0.objectID < $1.objectID } }
         return Array(AtomicStore.window(result, offset: request.fetchOffset, limit: request.fetchLimit))
-    }
-
-    private func includesChanges(_ request: FetchRequest, _ entityNames: [String]) -> Bool {
-        guard request.includesPendingChanges, !changed.isEmpty else { return false }
-        let names = Set(entityNames)
-        return changed.values.contains { names.contains($0.entity.name) && $0.hasChanges }
     }
 
     private func storeRequest(_ request: FetchRequest, _ entityNames: [String], windowed: Bool) -> StoreFetchRequest {
@@ -185,7 +183,7 @@ extension ManagedObjectContext {
                 }
                 // The members the store left to load later, for every object in one request.
                 if !lazy.isEmpty {
-                    let members = try coordinator.relatedObjectIDs(of: lazy.map(\.objectID), relationship: key)
+                    let members = try sourceRelatedObjectIDs(of: lazy.map(\.objectID), relationship: key)
                     for object in lazy {
                         guard let found = members[object.objectID] else { continue }
                         object.committed?.toMany[key] = found
@@ -198,7 +196,7 @@ extension ManagedObjectContext {
                 // The records go to the coordinator's row cache, so the destinations' faults
                 // fill from memory even after the objects made here are released.
                 let missing = ids.filter { registeredObject(for: $0)?.isFault ?? true }
-                for record in try coordinator.records(for: missing).values { _ = materialize(record) }
+                for record in try sourceRecords(for: missing).values { _ = materialize(record) }
                 level = ids.map { materialize($0) }
             }
         }

@@ -95,7 +95,10 @@ extension ManagedObjectContext {
         // An inserted object counts every key as changed from the start and is tracked as
         // changed until its save, so there is nothing to update: the common case of filling
         // new objects.
-        if object.isInserted { return }
+        if object.isInserted {
+            observation?.noteLocalChange(object)
+            return
+        }
         object.updateChangedBit(bit)
         noteChange(object)
     }

@@ -16,6 +16,7 @@ extension ManagedObjectContext {
     ///   deleted object back), or a store's error.
     public func save() throws(StrataError) {
         processPendingMerges()
+        observation?.flush()
         guard hasChanges else { return }
         if let error = unreadableObjectError() { throw error }
         try releaseOneWayReferences()
@@ -23,6 +24,13 @@ extension ManagedObjectContext {
             object.willSave()
         }
         var (changes, sorted, failures) = makeChanges(Array(changed.values))
+        if parent != nil {
+            // A child's save goes to its parent; the root checks uniqueness against the stores.
+            guard failures.isEmpty else { throw StrataError.saveRefused(failures) }
+            saveIntoParent(sorted)
+            notifyDidSave(sorted)
+            return
+        }
         failures += try coordinator.uniquenessViolations(changes)
         guard failures.isEmpty else {
             // New objects that collide with others under a uniqueness constraint become
@@ -45,6 +53,7 @@ extension ManagedObjectContext {
             return try saveAgain()
         }
         didSave(sorted, outcome)
+        observation?.didSave()
     }
 
     /// Saves again after resolving conflicts, one round deeper.
@@ -120,7 +129,11 @@ extension ManagedObjectContext {
     private func didSave(_ objects: SavedObjects, _ outcome: consuming PersistentStoreCoordinator.SaveOutcome) {
         for object in objects.deleted { unregister(object) }
         let permanent = outcome.permanentIDs
+        let temporaryIDs = children.isEmpty ? [] : objects.inserted.map(\.objectID)
         reregister(savedObjects: objects.inserted, as: outcome.insertedIDs)
+        if !temporaryIDs.isEmpty {
+            adoptPermanentIDs(Dictionary(uniqueKeysWithValues: zip(temporaryIDs, outcome.insertedIDs)))
+        }
         // Each saved record moves into its object (a copy of a record retains each of its
         // collections): the records are taken out of the outcome, reversed in place and taken
         // from the end.
@@ -140,7 +153,12 @@ extension ManagedObjectContext {
             didSave(object, consume record, permanent, reapply: objects.discardedAny)
         }
         changed.removeAll()
-        // Last, so that what the objects do in it (more changes) starts from the saved state.
+        notifyDidSave(objects)
+    }
+
+    /// ``ManagedObject/didSave()`` on each saved object: last, so that what the objects do in
+    /// it (more changes) starts from the saved state.
+    private func notifyDidSave(_ objects: SavedObjects) {
         for object in objects.inserted { object.didSave() }
         for object in objects.updated { object.didSave() }
         for object in objects.deleted where !object.isInserted { object.didSave() }

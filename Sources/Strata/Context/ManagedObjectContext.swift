@@ -22,8 +22,10 @@ public final class ManagedObjectContext {
     public var mergePolicy: MergePolicy = .error
     /// Undo and redo; nil (the default) keeps no history.
     @exclusivity(unchecked) public var undoManager: UndoStack?
-    /// When true, changes saved by other contexts of the coordinator are merged into this one at
-    /// the start of its next operation (fetch, save, object lookup).
+    /// When true, changes saved to this context's parent are merged into it at the start of its
+    /// next operation (fetch, save, object lookup), as in Core Data: for a context on the
+    /// coordinator, what other contexts save to the stores; for a child context
+    /// (``init(parent:)``), what its siblings save into the parent.
     public var automaticallyMergesChangesFromParent = false {
         didSet { updateMergeSubscription() }
     }
@@ -40,13 +42,13 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) private var displaced: [UnsafeRawPointer: Unmanaged<ManagedObject>] = [:]
     /// Objects with unsaved changes, kept alive until they are saved or rolled back.
     @exclusivity(unchecked) var changed = ChangedObjects()
-    @exclusivity(unchecked) private var insertions = 0
+    @exclusivity(unchecked) var insertions = 0
     @exclusivity(unchecked) private var mergeSubscription: PersistentStoreCoordinator.ObserverToken?
     /// Objects whose stored state could not be read (a store error, not a missing record), with
     /// the error: they stay faults, and the context refuses to save while any is registered, so
     /// that nothing it failed to read is written back as empty.
     var unreadable: [ObjectID: StrataError] = [:]
-    private let inbox = MergeInbox()
+    let inbox = MergeInbox()
     /// Entities and classes by entity name, as of a generation of the coordinator's classes.
     @exclusivity(unchecked) private var objectKinds: (generation: Int, kinds: [String: ObjectKind]) = (-1, [:])
     /// The permanent IDs new objects got in saves, by their temporary IDs, kept while there is
@@ -54,9 +56,23 @@ public final class ManagedObjectContext {
     var savedIDs: [ObjectID: ObjectID] = [:]
     /// How many store-trump rounds of resolving merge conflicts the save in progress is in.
     var resolvingConflicts = 0
+    /// Who observes this context's changes (``changes``, results controllers); nil until asked.
+    @exclusivity(unchecked) var observation: ContextObservation?
+
+    /// The context this one reads from and saves into (``init(parent:)``); nil for a context
+    /// on the coordinator, which reads from and saves to the stores.
+    public let parent: ManagedObjectContext?
+    /// The contexts whose parent this one is.
+    var children: [WeakContext] = []
 
     public init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator
+        self.parent = nil
+    }
+
+    init(coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext?) {
+        self.coordinator = coordinator
+        self.parent = parent
     }
 
     deinit {
@@ -70,6 +86,7 @@ public final class ManagedObjectContext {
     /// Runs `body` in this context's domain, as one undo group.
     public func perform<T>(_ body: () throws -> T) rethrows -> T {
         processPendingMerges()
+        defer { observation?.flush() }
         if let undoManager { return try undoManager.group(body) }
         return try body()
     }
@@ -160,6 +177,7 @@ public final class ManagedObjectContext {
 
     /// Keeps an object with changes alive, or lets a clean one go.
     func noteChange(_ object: ManagedObject) {
+        observation?.noteLocalChange(object)
         if object.hasChanges {
             changed.insert(object)
         } else {
@@ -307,11 +325,11 @@ public final class ManagedObjectContext {
     public func existingObject(with id: ObjectID) throws(StrataError) -> ManagedObject {
         processPendingMerges()
         if let object = registry.object(for: id), !object.isFault { return object }
-        if id.isTemporary {
+        if id.isTemporary && parent == nil {
             throw StrataError(.objectNotFound, "no object with temporary ID \(id) is registered in this context")
         }
-        guard let record = try coordinator.record(for: id) else {
-            throw StrataError(.objectNotFound, "no store holds \(id)")
+        guard let record = try sourceRecord(for: id) else {
+            throw StrataError(.objectNotFound, parent == nil ? "no store holds \(id)" : "the parent context holds no \(id)")
         }
         return materialize(record)
     }
@@ -346,7 +364,7 @@ public final class ManagedObjectContext {
     /// (and a successful read clears an earlier one).
     func storedRecord(of id: ObjectID) -> StoredRead {
         do {
-            let record = try coordinator.record(for: id)
+            let record = try sourceRecord(for: id)
             unreadable[id] = nil
             return record.map { .found($0) } ?? .missing
         } catch {
@@ -406,6 +424,7 @@ public final class ManagedObjectContext {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.isInserted else { return }
         coordinator.evictCachedRecord(object.objectID)
+        observation?.didRefresh(object.objectID)
         if mergeChanges && object.hasChanges {
             guard case .found(let record) = storedRecord(of: object.objectID) else { return }
             merge(record, into: object)
@@ -461,6 +480,8 @@ public final class ManagedObjectContext {
     // MARK: - Merging other contexts' saves
 
     private func updateMergeSubscription() {
+        // A child hears of its siblings' saves from its parent (``saveIntoParent(_:)``).
+        guard parent == nil else { return }
         if automaticallyMergesChangesFromParent, mergeSubscription == nil {
             let inbox = self.inbox
             let source = identifier
@@ -475,7 +496,7 @@ public final class ManagedObjectContext {
 
     /// Merges saves posted since the last operation (automatic merging).
     func processPendingMerges() {
-        guard mergeSubscription != nil else { return }
+        guard mergeSubscription != nil || (parent != nil && automaticallyMergesChangesFromParent) else { return }
         for notification in inbox.take() { mergeChanges(from: notification) }
     }
 
@@ -517,6 +538,7 @@ public final class ManagedObjectContext {
     /// updated objects take the saved values (keeping this context's own unsaved changes on
     /// top), deleted objects leave the context.
     public func mergeChanges(from notification: SaveNotification) {
+        defer { observation?.didMerge(notification) }
         if !notification.deleted.isEmpty { letGoOfDeleted(notification.deleted) }
         for id in notification.deleted {
             guard let object = registry.object(for: id) else { continue }

@@ -34,6 +34,9 @@ public struct SaveNotification: Sendable {
     public var records: [ObjectID: StoreRecord]
     /// The context that saved.
     public var sourceContext: UUID?
+    /// Entities some of whose objects another process changed without listing them (see
+    /// ``StoreRemoteChanges/unlistedEntities``): what shows them is read again.
+    public var unlistedEntities: Set<String> = []
 }
 
 /// The center of a stack: owns the model and the stores, routes each entity to its store, keeps

@@ -112,14 +112,17 @@ public final class AtomicStore: PersistentStore {
     public let configurationName: String?
     public var capabilities: StoreCapabilities { format == nil ? [] : [.persistent] }
 
-    private let format: (any AtomicStoreFormat)?
+    let format: (any AtomicStoreFormat)?
     let schema: Schema
     /// The file written and read: `url` with symlinks resolved.
-    private let fileURL: URL?
+    let fileURL: URL?
     /// The current contents. Readers copy the value (copy-on-write) and work outside the lock.
     private let contents: Locked<AtomicStoreContents>
     /// Serialises this store's saves, and holds the version of the file its contents came from.
-    private let writeLock: Locked<LoadedVersion?>
+    let writeLock: Locked<LoadedVersion?>
+    /// Other processes' changes a save took in when it rebased onto their file, for the
+    /// observer of remote changes to report; nil while nothing observes them.
+    let rebasedChanges = Locked<StoreRemoteChanges?>(nil)
 
     /// The file the contents were read from or last written to, held open (see ``HeldFile``).
     struct LoadedVersion {
@@ -196,7 +199,7 @@ public final class AtomicStore: PersistentStore {
 
     /// Checks that loaded contents belong to this model (and, once open, to this store), and
     /// raises the key sequences to the largest stored keys.
-    private static func checkLoaded(_ loaded: inout AtomicStoreContents, schema: Schema, identifier: String?) throws(StrataError) {
+    static func checkLoaded(_ loaded: inout AtomicStoreContents, schema: Schema, identifier: String?) throws(StrataError) {
         if let problem = loaded.metadata.incompatibility(with: schema) { throw problem }
         if let identifier, loaded.metadata.storeIdentifier != identifier {
             throw StrataError(
@@ -367,6 +370,7 @@ public final class AtomicStore: PersistentStore {
                     for (root, key) in base.keySequences where key > reloaded.keySequences[root, default: 0] {
                         reloaded.keySequences[root] = key
                     }
+                    noteRebase(from: base, to: reloaded)
                     base = reloaded
                     loaded = version
                     publish(reloaded)
@@ -380,7 +384,7 @@ public final class AtomicStore: PersistentStore {
     }
 
     /// Makes `next` the store's contents, keeping keys handed out meanwhile reserved.
-    private func publish(_ next: AtomicStoreContents) {
+    func publish(_ next: AtomicStoreContents) {
         contents.withLock { current in
             var next = next
             for (root, key) in current.keySequences where key > next.keySequences[root, default: 0] {

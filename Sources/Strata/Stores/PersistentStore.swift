@@ -64,6 +64,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// or when a uniqueness constraint refused the rows (nothing written), and the coordinator
     /// saves them as records (the default).
     func insertBatch(_ batch: StoreBatchInsert) throws(StrataError) -> [Int64]?
+    /// Calls `handler` with what other processes (and other store instances on the same file)
+    /// save to this store from now on, read from the store's own record of changes; nil when
+    /// the store keeps none (the default: an in-memory store has no other process).
+    func observeChanges(ofOtherProcesses handler: @escaping @Sendable (StoreRemoteChanges) -> Void) throws(StrataError) -> (any StoreChangeObserver)?
 }
 
 /// Opens stores of one type and reads their metadata; a coordinator is given one per type.
@@ -127,6 +131,11 @@ extension PersistentStore {
     /// ``save(_:beforeCommit:)`` with nothing to run before the commit, and its whole result.
     public func saveChanges(_ changes: StoreChangeset) throws(StrataError) -> StoreSaveResult {
         try save(changes, beforeCommit: {})
+    }
+
+    /// No record of changes: nil.
+    public func observeChanges(ofOtherProcesses handler: @escaping @Sendable (StoreRemoteChanges) -> Void) throws(StrataError) -> (any StoreChangeObserver)? {
+        nil
     }
 
     /// The IDs of the records matching the request, in its order and window. Stores that can

@@ -38,6 +38,22 @@ final class LibPQ: @unchecked Sendable {
     let cmdTuples: @convention(c) (OpaquePointer?) -> UnsafeMutablePointer<CChar>?
     let getisnull: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
     let getvalue: @convention(c) (OpaquePointer?, Int32, Int32) -> UnsafeMutablePointer<CChar>?
+    // Binary values and pipelines (PGConnection+Binary.swift).
+    let getlength: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
+    let ftype: @convention(c) (OpaquePointer?, Int32) -> Oid
+    let nfields: @convention(c) (OpaquePointer?) -> Int32
+    let getResult: @convention(c) (OpaquePointer?) -> OpaquePointer?
+    let sendQueryParams: @convention(c) (
+        OpaquePointer?, UnsafePointer<CChar>?, Int32, UnsafePointer<Oid>?,
+        UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32
+    ) -> Int32
+    /// Pipeline mode (libpq 14 and later: enter, exit, sync); nil with an older libpq, whose
+    /// statements then go one round trip each.
+    let pipelineMode: (
+        enter: @convention(c) (OpaquePointer?) -> Int32,
+        exit: @convention(c) (OpaquePointer?) -> Int32,
+        sync: @convention(c) (OpaquePointer?) -> Int32
+    )?
 
     /// The library, loaded once per process; the error says which file could not be loaded and
     /// how to install it.
@@ -104,5 +120,17 @@ final class LibPQ: @unchecked Sendable {
         cmdTuples = try symbol("PQcmdTuples")
         getisnull = try symbol("PQgetisnull")
         getvalue = try symbol("PQgetvalue")
+        getlength = try symbol("PQgetlength")
+        ftype = try symbol("PQftype")
+        nfields = try symbol("PQnfields")
+        getResult = try symbol("PQgetResult")
+        sendQueryParams = try symbol("PQsendQueryParams")
+        if let enter = try? symbol("PQenterPipelineMode", (@convention(c) (OpaquePointer?) -> Int32).self),
+           let exit = try? symbol("PQexitPipelineMode", (@convention(c) (OpaquePointer?) -> Int32).self),
+           let sync = try? symbol("PQpipelineSync", (@convention(c) (OpaquePointer?) -> Int32).self) {
+            pipelineMode = (enter, exit, sync)
+        } else {
+            pipelineMode = nil
+        }
     }
 }

@@ -2,14 +2,16 @@ internal import CLibPQ
 internal import Foundation
 internal import Strata
 
-/// One libpq connection: blocking calls, every value sent as a text parameter (`$1`, `$2`, …)
-/// of a statement PostgreSQL types from its context, every result read as text.
+/// One libpq connection: blocking calls, values sent as text parameters (`$1`, `$2`, …) of a
+/// statement PostgreSQL types from its context, results read as text; a save's rows and a
+/// fetch's records go in the binary format, many statements a round trip
+/// (PGConnection+Binary.swift).
 ///
 /// Not thread-safe: a connection is used by one caller at a time (``PGConnectionPool`` hands it
 /// out). Closed when released.
 final class PGConnection {
-    private let handle: OpaquePointer
-    private let pq: LibPQ
+    let handle: OpaquePointer
+    let pq: LibPQ
     /// What errors name as the place: the store's URL without its password.
     let location: String
 
@@ -133,6 +135,8 @@ struct PGError: Error {
     /// libpq failed without reaching the server.
     var state: String
     var message: String
+    /// The server's detail line (`Key ("_pk")=(7) already exists.`); empty when it gave none.
+    var detail = ""
 
     static let uniqueViolation = "23505"
     /// What a uniqueness constraint (an exclusion constraint) reports.
@@ -147,8 +151,8 @@ struct PGError: Error {
 
 /// The rows of a statement, read as text; freed when released.
 final class PGResult {
-    private let result: OpaquePointer
-    private let pq: LibPQ
+    let result: OpaquePointer
+    let pq: LibPQ
 
     init(_ result: OpaquePointer, _ pq: LibPQ) {
         self.result = result

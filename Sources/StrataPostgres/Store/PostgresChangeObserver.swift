@@ -9,11 +9,6 @@ public struct PostgresRemoteChanges: Sendable, Hashable {
     /// The last `strata_history` row these changes include: start a later observer after it to
     /// catch up from there (``PostgresStore/observeRemoteChanges(after:_:)``).
     public var lastHistoryID: Int64
-
-    /// An object's ID as a history row keeps it: `Entity/key`.
-    static func text(_ id: ObjectID) -> String {
-        "\(id.entityName)/\(id.primaryKey ?? 0)"
-    }
 }
 
 /// Delivers the saves other processes make to a PostgreSQL store — on this machine or any other

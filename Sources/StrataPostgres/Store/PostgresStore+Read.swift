@@ -164,7 +164,7 @@ extension PostgresStore {
         let tables = tables(of: request.entityNames)
         if tables.count == 1, let compiled = compiled(request, tables[0]) {
             let (sql, parameters) = Self.statement(compiled.select, compiled.arguments)
-            return try decode(try connection.run(sql, parameters), table: tables[0].table)
+            return try selectRecords(sql, parameters, table: tables[0].table, connection)
         }
         var candidates = try rows(of: request.entityNames, connection)
         if request.predicate != nil || !request.sortDescriptors.isEmpty {
@@ -300,41 +300,66 @@ extension PostgresStore {
     /// The rows of one table matching `condition`, in key order (``decode(_:table:)``).
     private func select(_ table: String, where condition: String, _ parameters: [String?], _ connection: PGConnection) throws(StrataError) -> [StoreRecord] {
         let list = PredicateCompiler.selectList(layout.tables[table]!, alias: "t")
-        return try decode(try connection.run("SELECT \(list) FROM \(quoted(table)) AS t WHERE \(condition) ORDER BY t.\"_pk\"", parameters), table: table)
+        return try selectRecords("SELECT \(list) FROM \(quoted(table)) AS t WHERE \(condition) ORDER BY t.\"_pk\"", parameters, table: table, connection)
+    }
+
+    /// The records of a SELECT of rows of `table` (``decode(_:table:)``), read in the binary
+    /// format.
+    private func selectRecords(_ sql: String, _ parameters: [String?], table: String, _ connection: PGConnection) throws(StrataError) -> [StoreRecord] {
+        var values = PGParameters()
+        for parameter in parameters { values.append(text: parameter) }
+        let result: PGResult
+        do throws(PGError) {
+            result = try connection.query(sql, values, binaryResults: true)
+        } catch {
+            throw error.strataError(location: location.description)
+        }
+        return try decode(result, table: table)
     }
 
     /// Rows of a table, selected with `PredicateCompiler.selectList(_:alias:)` (`_pk`, `_entity`
-    /// where the table has it, `_version`, then every column), as records of their concrete
-    /// entities, with every to-many relationship left lazy.
+    /// where the table has it, `_version`, then every column) in the binary format, as records of
+    /// their concrete entities, with every to-many relationship left lazy. A row of an entity the
+    /// store does not hold, or without a key, is skipped.
     private func decode(_ result: PGResult, table: String) throws(StrataError) -> [StoreRecord] {
         let layoutTable = layout.tables[table]!
-        let columns = layoutTable.columns
-        let entityPosition: Int? = layoutTable.hasEntityColumn ? 1 : nil
-        let versionPosition = layoutTable.hasEntityColumn ? 2 : 1
-        var positions: [String: Int] = [:]
-        for (index, column) in columns.enumerated() { positions[column.name] = index + versionPosition + 1 }
+        let entityColumn: Int32? = layoutTable.hasEntityColumn ? 1 : nil
+        let versionColumn: Int32 = layoutTable.hasEntityColumn ? 2 : 1
+        var columns: [String: Int32] = [:]
+        for (index, column) in layoutTable.columns.enumerated() { columns[column.name] = Int32(index) + versionColumn + 1 }
+        var readers: [String: RowReader] = [:]
+        var last: RowReader?
         var records: [StoreRecord] = []
         records.reserveCapacity(result.count)
-        for row in 0..<result.count {
-            let name = entityPosition.flatMap { result.text(row, $0) } ?? table
-            guard let entity = layout.entities[name], let key = result.int64(row, 0) else { continue }
-            var attributes = AttributeValues(layout: entity.description.attributeLayout)
-            for (attribute, type) in entity.attributes {
-                guard let position = positions[attribute], let text = result.text(row, position) else { continue }
-                attributes[attribute] = try PostgresValueCoding.decode(text, as: type, column: "\(table).\(attribute)", location: location.description)
+        for row in 0..<Int32(result.count) {
+            guard let key = result.bytes(row, 0).flatMap(Self.int64) else { continue }
+            let reader: RowReader
+            if let entityColumn {
+                guard let name = result.bytes(row, entityColumn).map({ String(decoding: $0, as: UTF8.self) }) else { continue }
+                if let last, last.entity.description.name == name {
+                    reader = last
+                } else if let known = readers[name] {
+                    reader = known
+                } else {
+                    guard let entity = layout.entities[name] else { continue }
+                    reader = RowReader(entity, columns: columns, result: result, store: self)
+                    readers[name] = reader
+                }
+            } else if let last {
+                reader = last
+            } else {
+                guard let entity = layout.entities[table] else { continue }
+                reader = RowReader(entity, columns: columns, result: result, store: self)
             }
-            var record = StoreRecord(
-                objectID: ObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: key),
-                attributes: attributes, version: result.int64(row, versionPosition) ?? 0)
-            for toOne in entity.toOnes {
-                guard let position = positions[toOne.name], let target = result.int64(row, position) else { continue }
-                let targetEntity = toOne.entityColumn.flatMap { positions[$0] }.flatMap { result.text(row, $0) } ?? toOne.destination
-                record.toOne[toOne.name] = ObjectID(entityName: targetEntity, storeIdentifier: storeIdentifier, primaryKey: target)
-            }
-            record.lazyToMany = Set(entity.toMany.keys)
-            records.append(record)
+            last = reader
+            records.append(try reader.record(row, key: key, version: result.bytes(row, versionColumn).flatMap(Self.int64) ?? 0, result, store: self))
         }
         return records
+    }
+
+    /// A `bigint` in the binary format.
+    static func int64(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        bytes.count == 8 ? Int64(bigEndian: bytes.loadUnaligned(as: Int64.self)) : nil
     }
 
     /// The members of a to-many relationship, in stored order (ordered) or key order.
@@ -377,6 +402,53 @@ extension PostgresStore {
     /// A PostgreSQL array literal of strings (`{"a","b"}`), for `= ANY($n::text[])`.
     static func array(_ values: [String]) -> String {
         "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
+    }
+}
+
+/// Reads the rows of one entity of a result (``PostgresStore/decode(_:table:)``): where each
+/// attribute and to-one relationship is, by the position of the entity's attribute layout.
+private final class RowReader {
+    let entity: PostgresLayout.Entity
+    /// Each position of the entity's attribute layout: the result column, the attribute type and
+    /// the column's type; nil for a transient attribute.
+    private let attributes: [(column: Int32, type: AttributeType, columnType: PGType, label: String)?]
+    private let toOnes: [(name: String, column: Int32, entityColumn: Int32?, destination: String)]
+    private let lazyToMany: Set<String>
+    /// An ID of the entity's objects, from which the others are made.
+    private let scope: ObjectID
+    /// The store's location, for errors.
+    private let location: String
+
+    init(_ entity: PostgresLayout.Entity, columns: [String: Int32], result: PGResult, store: PostgresStore) {
+        self.entity = entity
+        let layout = entity.description.attributeLayout
+        // Each column named `table.attribute` once, for errors.
+        var attributes: [(column: Int32, type: AttributeType, columnType: PGType, label: String)?] = Array(repeating: nil, count: layout.count)
+        for (name, type) in entity.attributes {
+            guard let position = layout.position(of: name), let column = columns[name] else { continue }
+            attributes[position] = (column, type, result.type(column), "\(entity.table).\(name)")
+        }
+        location = store.location.description
+        self.attributes = attributes
+        toOnes = entity.toOnes.compactMap { toOne in
+            columns[toOne.name].map { (toOne.name, $0, toOne.entityColumn.flatMap { columns[$0] }, toOne.destination) }
+        }
+        lazyToMany = Set(entity.toMany.keys)
+        scope = ObjectID(entityName: entity.description.name, storeIdentifier: store.storeIdentifier, primaryKey: 0)
+    }
+
+    func record(_ row: Int32, key: Int64, version: Int64, _ result: PGResult, store: PostgresStore) throws(StrataError) -> StoreRecord {
+        let values = try AttributeValues(layout: entity.description.attributeLayout) { (position) throws(StrataError) -> AttributeValue? in
+            guard let attribute = attributes[position], let bytes = result.bytes(row, attribute.column) else { return nil }
+            return try PostgresValueCoding.decode(binary: bytes, of: attribute.columnType, as: attribute.type, column: attribute.label, location: location)
+        }
+        var toOne: [String: ObjectID] = [:]
+        for relationship in toOnes {
+            guard let target = result.bytes(row, relationship.column).flatMap(PostgresStore.int64) else { continue }
+            let targetEntity = relationship.entityColumn.flatMap { result.bytes(row, $0) }.map { String(decoding: $0, as: UTF8.self) } ?? relationship.destination
+            toOne[relationship.name] = ObjectID(entityName: targetEntity, storeIdentifier: store.storeIdentifier, primaryKey: target)
+        }
+        return StoreRecord(objectID: ObjectID(scope: scope, primaryKey: key), attributes: values, toOne: toOne, lazyToMany: lazyToMany, version: version)
     }
 }
 

@@ -34,15 +34,8 @@ extension PostgresStore {
             while true {
                 var committing = false
                 do throws(StrataError) {
-                    try connection.run("BEGIN ISOLATION LEVEL READ COMMITTED")
-                    let (versions, history) = try apply(changes, connection)
-                    do throws(PGError) {
-                        try connection.query("SET CONSTRAINTS ALL IMMEDIATE")
-                    } catch {
-                        guard error.state == PGError.exclusionViolation || error.state == PGError.uniqueViolation else { throw error.strataError(location: location.description) }
-                        throw uniquenessError(changes, connection)
-                    }
-                    let transaction = try recordHistory(history, connection)
+                    let (versions, history) = try apply(changes, connection, beginning: "BEGIN ISOLATION LEVEL READ COMMITTED", keysInHistory: true)
+                    let transaction = try recordHistory(history, changes, connection)
                     committing = true
                     try beforeCommit()
                     try commit(connection, transaction: transaction)
@@ -110,22 +103,32 @@ extension PostgresStore {
 
     /// What a save changed, as its `strata_history` row keeps it (`Entity/key`).
     struct History {
-        var inserted: [String] = []
-        var updated: [String] = []
-        var deleted: [String] = []
+        var inserted: [ObjectID] = []
+        var updated: [ObjectID] = []
+        var deleted: [(entity: String, key: Int64)] = []
+        /// The highest key the save inserted into each table, for `strata_keys`, when the
+        /// caller writes them (``apply(_:_:beginning:keysInHistory:)``).
+        var highestKeys: [String: Int64] = [:]
     }
 
     /// Writes a changeset inside the open transaction and returns the new versions and what
-    /// the save changed (for ``recordHistory(_:_:)``); throws on the first problem (the caller
-    /// rolls back).
-    func apply(_ changes: StoreChangeset, _ connection: PGConnection) throws(StrataError) -> (versions: [ObjectID: Int64], history: History) {
-        try checkIdentity(connection)
+    /// the save changed (for ``recordHistory(_:_:_:)``); throws on the first problem (the caller
+    /// rolls back). `beginning` (the transaction's `BEGIN`) is sent with the first statements.
+    /// With `keysInHistory`, the keys inserted are left in the history for
+    /// ``recordHistory(_:_:_:)`` to write to `strata_keys`, else they are written here.
+    ///
+    /// Statements that do not depend on each other's answers go in one round trip each
+    /// (pipelines): the deletions, the updates, the inserts, the to-many relationships' rows.
+    func apply(_ changes: StoreChangeset, _ connection: PGConnection, beginning: String? = nil, keysInHistory: Bool = false) throws(StrataError) -> (versions: [ObjectID: Int64], history: History) {
+        try checkIdentity(connection, beginning: beginning)
         let checking = !changes.overwritesConflicts && !changes.restoresVersions
         var conflicts: [ValidationFailure] = []
         var versions: [ObjectID: Int64] = [:]
+        versions.reserveCapacity(changes.inserted.count + changes.updated.count)
 
         // Deletions.
-        var deleted: [(entity: PostgresLayout.Entity, key: Int64)] = []
+        var deletions: [(id: ObjectID, version: Int64, entity: PostgresLayout.Entity, key: Int64)] = []
+        var statements: [(sql: String, parameters: [String?])] = []
         for (id, version) in changes.deleted {
             guard let (entity, key) = target(id) else { continue }
             var sql = "DELETE FROM \(quoted(entity.table)) WHERE \"_pk\" = $1::bigint"
@@ -134,21 +137,30 @@ extension PostgresStore {
                 sql += " AND \"_version\" = $2::bigint"
                 parameters.append(String(version))
             }
-            if try connection.run(sql, parameters).affectedRows == 0 {
-                if let stored = try storedVersion(entity, key, connection) { conflicts.append(Self.conflict(id, stored, version)) }
+            statements.append((sql, parameters))
+            deletions.append((id, version, entity, key))
+        }
+        var deleted: [(entity: PostgresLayout.Entity, key: Int64)] = []
+        for (deletion, result) in zip(deletions, try run(statements, connection)) {
+            if result.affectedRows == 0 {
+                if let stored = try storedVersion(deletion.entity, deletion.key, connection) { conflicts.append(Self.conflict(deletion.id, stored, deletion.version)) }
                 continue
             }
-            deleted.append((entity, key))
+            deleted.append((deletion.entity, deletion.key))
         }
+        statements = []
         for join in layout.joinTables {
             for (entity, key) in deleted {
-                if join.sourceRoot == entity.table { try connection.run("DELETE FROM \(quoted(join.name)) WHERE \"source\" = $1::bigint", [String(key)]) }
-                if join.destinationRoot == entity.table { try connection.run("DELETE FROM \(quoted(join.name)) WHERE \"destination\" = $1::bigint", [String(key)]) }
+                if join.sourceRoot == entity.table { statements.append(("DELETE FROM \(quoted(join.name)) WHERE \"source\" = $1::bigint", [String(key)])) }
+                if join.destinationRoot == entity.table { statements.append(("DELETE FROM \(quoted(join.name)) WHERE \"destination\" = $1::bigint", [String(key)])) }
             }
         }
+        _ = try run(statements, connection)
 
         // Updates: every column, at the version read.
         var written: [(record: StoreRecord, entity: PostgresLayout.Entity, key: Int64)] = []
+        var updates: [(record: StoreRecord, entity: PostgresLayout.Entity, key: Int64)] = []
+        statements = []
         for record in changes.updated {
             let id = record.objectID
             guard let (entity, key) = target(id) else {
@@ -169,12 +181,16 @@ extension PostgresStore {
                 sql += " AND \"_version\" = $\(parameters.count + 1)::bigint"
                 parameters.append(String(record.version))
             }
-            let result = try connection.run(sql + " RETURNING \"_version\"", parameters)
+            statements.append((sql + " RETURNING \"_version\"", parameters))
+            updates.append((record, entity, key))
+        }
+        for (update, result) in zip(updates, try run(statements, connection)) {
+            let id = update.record.objectID
             if let version = result.count == 1 ? result.int64(0, 0) : nil {
                 versions[id] = version
-                written.append((record, entity, key))
-            } else if let stored = try storedVersion(entity, key, connection) {
-                conflicts.append(Self.conflict(id, stored, record.version))
+                written.append(update)
+            } else if let stored = try storedVersion(update.entity, update.key, connection) {
+                conflicts.append(Self.conflict(id, stored, update.record.version))
             } else {
                 conflicts.append(Self.deletedSinceRead(id))
             }
@@ -183,14 +199,90 @@ extension PostgresStore {
             throw StrataError(.mergeConflict, "the save would overwrite changes another context saved since these objects were read", failures: conflicts, file: location.description)
         }
 
-        // Inserts.
-        var inserted: [(record: StoreRecord, entity: PostgresLayout.Entity, key: Int64)] = []
-        var highestKeys: [String: Int64] = [:]
-        for record in changes.inserted {
-            let id = record.objectID
-            guard let (entity, key) = target(id) else {
-                throw StrataError(.invalidObjectID, "\(id) cannot be inserted into this PostgreSQL store: it has another store's or a temporary ID, or an entity the store does not hold", file: location.description)
+        // Inserts: runs of records of one entity, many rows a statement, all in one round trip.
+        let (inserted, highestKeys) = try insert(changes, connection)
+        for row in inserted {
+            let record = changes.inserted[row.index]
+            versions[record.objectID] = changes.restoresVersions ? record.version : 1
+        }
+
+        // To-many relationships, once every row exists: inserted records first, then updated.
+        statements = []
+        if layout.entities.values.contains(where: { !$0.toMany.isEmpty }) {
+            func write(_ record: StoreRecord, _ entity: PostgresLayout.Entity, _ key: Int64) {
+                for (name, storage) in entity.toMany where !record.lazyToMany.contains(name) {
+                    writeMembers(record.toMany[name] ?? [], of: key, entity, storage, into: &statements)
+                }
             }
+            for row in inserted {
+                let record = changes.inserted[row.index]
+                if let entity = layout.entities[record.objectID.entityName], !entity.toMany.isEmpty { write(record, entity, row.key) }
+            }
+            for (record, entity, key) in written { write(record, entity, key) }
+        }
+        _ = try run(statements, connection)
+
+        // Every reference written must find its row, locked until the commit so that no other
+        // save deletes it meanwhile; and no one-way reference may still point to a deleted row.
+        let dangling = try missingTargets(of: changes.writtenReferences(storeIdentifier: storeIdentifier), connection)
+        if !dangling.isEmpty { throw StrataError.danglingReferences(dangling, in: location.description) }
+        let stillReferred = try references(toDeleted: deleted, connection)
+        if !stillReferred.isEmpty { throw StrataError.referencesToDeleted(stillReferred, in: location.description) }
+
+        let history = History(
+            inserted: inserted.map { changes.inserted[$0.index].objectID },
+            updated: written.map(\.record.objectID),
+            deleted: deleted.map { ($0.entity.description.name, $0.key) },
+            highestKeys: highestKeys)
+        if !keysInHistory { _ = try run(Self.keyStatements(highestKeys), connection) }
+        return (versions, history)
+    }
+
+    /// How many rows one INSERT of a save writes at most (one array per column of them).
+    static let rowsPerInsert = 5_000
+
+    /// Inserts a changeset's records: each run of records of one entity (up to
+    /// ``rowsPerInsert``) as one `INSERT … SELECT … FROM unnest(…)` with an array per column in
+    /// the binary format, every statement sent before the first answer comes back (a pipeline).
+    /// From a record with a value that is not of its attribute's type on, records go one
+    /// statement a row with text values, as the server reads those. Returns the inserted
+    /// records, and the highest key inserted into each table.
+    private func insert(_ changes: StoreChangeset, _ connection: PGConnection) throws(StrataError) -> (inserted: [(index: Int, key: Int64)], highestKeys: [String: Int64]) {
+        // Each inserted record by its position in the changeset, with its key.
+        var inserted: [(index: Int, key: Int64)] = []
+        inserted.reserveCapacity(changes.inserted.count)
+        var highestKeys: [String: Int64] = [:]
+        let records = changes.inserted
+        var start = 0
+        try connection.pipeline { (pipeline) throws(StrataError) in
+            // The table of each statement sent, to name it in a duplicate key's error.
+            var tables: [String] = []
+            while start < records.count {
+                guard let (entity, firstKey) = target(records[start].objectID) else { throw notInsertable(records[start].objectID) }
+                var keys = [firstKey]
+                var end = start + 1
+                let name = entity.description.name
+                while end < records.count, end - start < Self.rowsPerInsert {
+                    let id = records[end].objectID
+                    guard id.entityName == name, id.storeIdentifier == storeIdentifier, let key = id.primaryKey else { break }
+                    keys.append(key)
+                    end += 1
+                }
+                guard let (sql, parameters) = try insertStatement(records[start..<end], keys, entity, restoringVersions: changes.restoresVersions) else { break }
+                do throws(PGError) { try pipeline.send(sql, parameters) } catch { throw error.strataError(location: location.description) }
+                tables.append(entity.table)
+                for (index, key) in zip(start..<end, keys) { inserted.append((index, key)) }
+                highestKeys[entity.table] = max(highestKeys[entity.table] ?? 0, keys.max()!)
+                start = end
+            }
+            do throws(PGError) {
+                _ = try pipeline.finish()
+            } catch {
+                throw insertError(error, table: pipeline.failedStatement.map { tables[$0] }, changes, connection)
+            }
+        }
+        for (index, record) in zip(start..., records[start...]) {
+            guard let (entity, key) = target(record.objectID) else { throw notInsertable(record.objectID) }
             var columns = ["\"_pk\"", "\"_version\""]
             var placeholders = ["$1::bigint", "$2::bigint"]
             var parameters: [String?] = [String(key), String(changes.restoresVersions ? record.version : 1)]
@@ -207,45 +299,102 @@ extension PostgresStore {
             do throws(PGError) {
                 try connection.query("INSERT INTO \(quoted(entity.table)) (\(columns.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))", parameters)
             } catch {
-                guard error.state == PGError.uniqueViolation else { throw error.strataError(location: location.description) }
-                if error.message.contains("_pkey") {
-                    throw StrataError(.validationFailed, "an object with primary key \(key) already exists in the '\(entity.table)' hierarchy", file: location.description)
-                }
-                throw uniquenessError(changes, connection)
+                throw insertError(error, table: entity.table, changes, connection)
             }
-            versions[id] = changes.restoresVersions ? record.version : 1
             highestKeys[entity.table] = max(highestKeys[entity.table] ?? 0, key)
-            inserted.append((record, entity, key))
+            inserted.append((index, key))
         }
-
-        // To-many relationships, once every row exists: inserted records first, then updated.
-        for (record, entity, key) in inserted + written {
-            for (name, storage) in entity.toMany where !record.lazyToMany.contains(name) {
-                try writeMembers(record.toMany[name] ?? [], of: key, entity, storage, connection)
-            }
-        }
-
-        // Every reference written must find its row, locked until the commit so that no other
-        // save deletes it meanwhile; and no one-way reference may still point to a deleted row.
-        let dangling = try missingTargets(of: changes.writtenReferences(storeIdentifier: storeIdentifier), connection)
-        if !dangling.isEmpty { throw StrataError.danglingReferences(dangling, in: location.description) }
-        let stillReferred = try references(toDeleted: deleted, connection)
-        if !stillReferred.isEmpty { throw StrataError.referencesToDeleted(stillReferred, in: location.description) }
-
-        for (root, key) in highestKeys.sorted(by: { $0.key < $1.key }) {
-            try connection.run(
-                "INSERT INTO \"strata_keys\" (\"entity\", \"last\") VALUES ($1, $2::bigint) ON CONFLICT (\"entity\") DO UPDATE SET \"last\" = greatest(\"strata_keys\".\"last\", excluded.\"last\")",
-                [root, String(key)])
-        }
-        let history = History(
-            inserted: inserted.map { PostgresRemoteChanges.text($0.record.objectID) },
-            updated: written.map { PostgresRemoteChanges.text($0.record.objectID) },
-            deleted: deleted.map { "\($0.entity.description.name)/\($0.key)" })
-        return (versions, history)
+        return (inserted, highestKeys)
     }
 
-    /// A `strata_history` row for a save, and the notification of the store's channel (sent
-    /// when the transaction commits, never when it rolls back): the save's last statements.
+    /// The multi-row INSERT of records of one entity (``insert(_:_:)``): `_pk`, `_version`,
+    /// `_entity`, then each attribute and to-one column, each as an array; nil when a value is
+    /// not of its attribute's type.
+    private func insertStatement(_ records: ArraySlice<StoreRecord>, _ keys: [Int64], _ entity: PostgresLayout.Entity, restoringVersions: Bool) throws(StrataError) -> (String, PGParameters)? {
+        var parameters = PGParameters()
+        var targets: [String] = []
+        var arrays: [String] = []
+        var values: [String] = []
+        func column(_ name: String, array: String, cast: String = "") {
+            targets.append(quoted(name))
+            arrays.append("$\(parameters.count)::\(array)")
+            values.append("u.c\(arrays.count)\(cast)")
+        }
+        parameters.appendArray(of: .int8) { array in for key in keys { array.append(element: key) } }
+        column("_pk", array: "bigint[]")
+        if restoringVersions {
+            parameters.appendArray(of: .int8) { array in for record in records { array.append(element: record.version) } }
+            column("_version", array: "bigint[]")
+        } else {
+            targets.append("\"_version\"")
+            values.append("1")
+        }
+        if entity.hasEntityColumn {
+            parameters.append(text: entity.description.name)
+            targets.append("\"_entity\"")
+            values.append("$\(parameters.count)")
+        }
+        // Each record's values once (not the whole record for each column), and whether they
+        // are laid out by the entity (then read by position).
+        let layout = entity.description.attributeLayout
+        let attributeValues = records.map(\.attributes)
+        let laidOut = attributeValues.allSatisfy { $0.layout === layout }
+        for (name, type) in entity.attributes {
+            let position = laidOut ? layout.position(of: name) : nil
+            let (element, array, cast) = PostgresValueCoding.arrayElement(type)
+            var matches = true
+            try parameters.appendArray(of: element) { (writer) throws(StrataError) in
+                for values in attributeValues where matches {
+                    let value: AttributeValue?
+                    if let position { value = values[position: position] } else { value = values[name] }
+                    matches = try PostgresValueCoding.append(value, as: type, to: &writer, attribute: name, entity: entity.description.name)
+                }
+            }
+            guard matches else { return nil }
+            column(name, array: array, cast: cast)
+        }
+        for toOne in entity.toOnes {
+            parameters.appendArray(of: .int8) { array in
+                for record in records {
+                    if let key = record.toOne[toOne.name]?.primaryKey { array.append(element: key) } else { array.appendNull() }
+                }
+            }
+            column(toOne.name, array: "bigint[]")
+            if let entityColumn = toOne.entityColumn {
+                parameters.appendArray(of: .text) { array in
+                    for record in records {
+                        if let name = record.toOne[toOne.name]?.entityName { array.append(element: name) } else { array.appendNull() }
+                    }
+                }
+                column(entityColumn, array: "text[]")
+            }
+        }
+        let names = (1...arrays.count).map { "c\($0)" }.joined(separator: ", ")
+        let sql = "INSERT INTO \(quoted(entity.table)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM unnest(\(arrays.joined(separator: ", "))) AS u(\(names))"
+        return (sql, parameters)
+    }
+
+    /// The error of an INSERT into `table` the server refused: a duplicate primary key (named
+    /// from the server's detail), a broken uniqueness constraint, or the server's own error.
+    private func insertError(_ error: PGError, table: String?, _ changes: StoreChangeset, _ connection: PGConnection) -> StrataError {
+        guard error.state == PGError.uniqueViolation else { return error.strataError(location: location.description) }
+        if error.message.contains("_pkey") {
+            // "Key (_pk)=(7) already exists."
+            let key = error.detail.split(separator: "=(", maxSplits: 1).last.flatMap { $0.split(separator: ")").first }.flatMap { Int64($0) }
+            return StrataError(.validationFailed, "an object with primary key \(key.map(String.init) ?? "?") already exists in the '\(table ?? "?")' hierarchy", file: location.description)
+        }
+        return uniquenessError(changes, connection)
+    }
+
+    private func notInsertable(_ id: ObjectID) -> StrataError {
+        StrataError(.invalidObjectID, "\(id) cannot be inserted into this PostgreSQL store: it has another store's or a temporary ID, or an entity the store does not hold", file: location.description)
+    }
+
+    /// The save's last statements, in one round trip: the highest keys it inserted into
+    /// `strata_keys`, the check of the deferred uniqueness constraints (a violation fails the
+    /// save with `validationFailed`, listing the objects), and a `strata_history` row with the
+    /// notification of the store's channel (sent when the transaction commits, never when it
+    /// rolls back).
     ///
     /// History rows must become visible in the order of their IDs, or an observer that has read
     /// up to a row misses an earlier one committed after it (IDs come from a sequence when the
@@ -256,12 +405,53 @@ extension PostgresStore {
     ///
     /// Returns the transaction's ID (`txid_current()`), for asking the server what became of
     /// it should the connection break during `COMMIT`.
-    func recordHistory(_ history: History, _ connection: PGConnection) throws(StrataError) -> Int64? {
-        try connection.run("LOCK TABLE \"strata_history\" IN SHARE ROW EXCLUSIVE MODE")
-        try connection.run(
-            "INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])",
-            [instanceIdentifier, Self.array(history.inserted), Self.array(history.updated), Self.array(history.deleted)])
-        return try connection.run("SELECT pg_notify($1, $2), txid_current()", [location.channel, instanceIdentifier]).int64(0, 1)
+    func recordHistory(_ history: History, _ changes: StoreChangeset, _ connection: PGConnection) throws(StrataError) -> Int64? {
+        var statements = Self.keyStatements(history.highestKeys).map { ($0.sql, PGParameters($0.parameters)) }
+        let constraints = statements.count
+        statements.append(("SET CONSTRAINTS ALL IMMEDIATE", PGParameters()))
+        statements.append(("LOCK TABLE \"strata_history\" IN SHARE ROW EXCLUSIVE MODE", PGParameters()))
+        // The names as binary text arrays.
+        var row = PGParameters()
+        row.append(text: instanceIdentifier)
+        for ids in [history.inserted, history.updated] {
+            row.appendArray(of: .text) { array in for id in ids { array.append(element: id.entityName, key: id.primaryKey ?? 0) } }
+        }
+        row.appendArray(of: .text) { array in for (entity, key) in history.deleted { array.append(element: entity, key: key) } }
+        statements.append(("INSERT INTO \"strata_history\" (\"origin\", \"inserted\", \"updated\", \"deleted\") VALUES ($1, $2::text[], $3::text[], $4::text[])", row))
+        statements.append(("SELECT pg_notify($1, $2), txid_current()", PGParameters([location.channel, instanceIdentifier])))
+        return try connection.pipeline { (pipeline) throws(StrataError) -> Int64? in
+            do throws(PGError) {
+                for (sql, parameters) in statements { try pipeline.send(sql, parameters) }
+                return try pipeline.finish().last?.int64(0, 1)
+            } catch {
+                guard pipeline.failedStatement == constraints, error.state == PGError.exclusionViolation || error.state == PGError.uniqueViolation else {
+                    throw error.strataError(location: location.description)
+                }
+                throw uniquenessError(changes, connection)
+            }
+        }
+    }
+
+    /// Raises each table's `strata_keys` counter to the highest key a save inserted.
+    private static func keyStatements(_ highestKeys: [String: Int64]) -> [(sql: String, parameters: [String?])] {
+        highestKeys.sorted(by: { $0.key < $1.key }).map { root, key in
+            ("INSERT INTO \"strata_keys\" (\"entity\", \"last\") VALUES ($1, $2::bigint) ON CONFLICT (\"entity\") DO UPDATE SET \"last\" = greatest(\"strata_keys\".\"last\", excluded.\"last\")",
+             [root, String(key)])
+        }
+    }
+
+    /// Runs statements of text parameters in one round trip (a pipeline) and returns their
+    /// results, in order; none for none.
+    private func run(_ statements: [(sql: String, parameters: [String?])], _ connection: PGConnection) throws(StrataError) -> [PGResult] {
+        guard !statements.isEmpty else { return [] }
+        return try connection.pipeline { (pipeline) throws(StrataError) -> [PGResult] in
+            do throws(PGError) {
+                for (sql, parameters) in statements { try pipeline.send(sql, PGParameters(parameters)) }
+                return try pipeline.finish()
+            } catch {
+                throw error.strataError(location: location.description)
+            }
+        }
     }
 
     /// The entity layout and key of an object of this store.
@@ -286,8 +476,8 @@ extension PostgresStore {
         return columns
     }
 
-    /// Writes the members of one to-many relationship of a saved object.
-    private func writeMembers(_ members: [ObjectID], of key: Int64, _ entity: PostgresLayout.Entity, _ storage: ToManyStorage, _ connection: PGConnection) throws(StrataError) {
+    /// The statements that write the members of one to-many relationship of a saved object.
+    private func writeMembers(_ members: [ObjectID], of key: Int64, _ entity: PostgresLayout.Entity, _ storage: ToManyStorage, into statements: inout [(sql: String, parameters: [String?])]) {
         let keys = members.compactMap(\.primaryKey).map { String($0) }
         switch storage {
         case .foreignKey(let table, let column, let orderColumn, _):
@@ -302,13 +492,13 @@ extension PostgresStore {
                     sql += ", \(quoted(entityColumn)) = $4"
                     parameters.append(entity.description.name)
                 }
-                try connection.run(sql + " WHERE \"_pk\" = $3::bigint", parameters)
+                statements.append((sql + " WHERE \"_pk\" = $3::bigint", parameters))
             }
         case .joinTable(let table, let own, let other, let orderColumn, _):
             let otherOrderColumn = layout.otherOrderColumn(of: table, other: other)
-            try connection.run(
+            statements.append((
                 "DELETE FROM \(quoted(table)) WHERE \(quoted(own)) = $1::bigint AND NOT (\(quoted(other)) = ANY($2::bigint[]))",
-                [String(key), Self.array(keys)])
+                [String(key), Self.array(keys)]))
             for (position, member) in keys.enumerated() {
                 var columns = [quoted(own), quoted(other)]
                 var values = ["$1::bigint", "$2::bigint"]
@@ -325,9 +515,9 @@ extension PostgresStore {
                     columns.append(quoted(otherOrderColumn))
                     values.append("(SELECT coalesce(max(\(quoted(otherOrderColumn))) + 1, 0) FROM \(quoted(table)) WHERE \(quoted(other)) = $2::bigint)")
                 }
-                try connection.run(
+                statements.append((
                     "INSERT INTO \(quoted(table)) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", "))) ON CONFLICT (\"source\", \"destination\") DO \(update)",
-                    parameters)
+                    parameters))
             }
         }
     }

@@ -36,7 +36,9 @@ extension SQLiteStore: ComputesBatchUpdates {
             let sql = "DELETE FROM \(target.table)\(target.condition)\(returning)"
             return try pool.write { (database) throws(StrataError) -> StoreBatchOutcome in
                 try writeTransaction(database) { () throws(StrataError) in
-                    try changedRows(try database.statement(sql), arguments: rows.arguments, bound: { _ throws(StrataError) in }, table, database)
+                    let outcome = try changedRows(try database.statement(sql), arguments: rows.arguments, bound: { _ throws(StrataError) in }, table, database)
+                    try recordBatch(outcome, entities: names, deleting: true, database)
+                    return outcome
                 }
             }
         }
@@ -127,7 +129,9 @@ extension SQLiteStore: ComputesBatchUpdates {
                         try update.bindInteger(id.primaryKey ?? 0, at: next)
                         try update.stepToEnd()
                     }
-                    return StoreBatchOutcome(matched: request.listsObjects ? newValues.keys.sorted() : [], matchedCount: newValues.count)
+                    let outcome = StoreBatchOutcome(matched: request.listsObjects ? newValues.keys.sorted() : [], matchedCount: newValues.count)
+                    try recordBatch(outcome, entities: names, deleting: false, database)
+                    return outcome
                 }
             } catch {
                 guard database.lastErrorCode == Database.constraintUnique else { throw error }
@@ -166,9 +170,11 @@ extension SQLiteStore: ComputesBatchUpdates {
             database.clearLastError()
             do throws(StrataError) {
                 return try writeTransaction(database) { () throws(StrataError) in
-                    try changedRows(try database.statement(sql), arguments: arguments, bound: { (statement) throws(StrataError) in
+                    let outcome = try changedRows(try database.statement(sql), arguments: arguments, bound: { (statement) throws(StrataError) in
                         _ = try bindValues(written, of: record, entity, to: statement, from: Int32(arguments.count + 1))
                     }, table, database)
+                    try recordBatch(outcome, entities: names, deleting: false, database)
+                    return outcome
                 }
             } catch {
                 guard database.lastErrorCode == Database.constraintUnique else { throw error }
@@ -237,6 +243,7 @@ extension SQLiteStore {
                         try statement.stepToEnd()
                         row += rows
                     }
+                    try recordChange(database, inserted: (first...end).map { ObjectID(entityName: entity.entity.name, storeIdentifier: storeIdentifier, primaryKey: $0) })
                     return Array(first...end)
                 }
             } catch {

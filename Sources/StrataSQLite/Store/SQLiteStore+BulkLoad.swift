@@ -29,6 +29,7 @@ extension SQLiteStore: BulkLoadingStore {
                 guard try body(session), try session.finish() else { return false }
                 try database.execute("RELEASE \"strata_bulk_load\"")
                 committed = true
+                try recordChange(database, unlisted: Set(layout.entities.keys))
                 return true
             }
         }

@@ -29,6 +29,7 @@ extension SQLiteStore {
             do throws(StrataError) {
                 return try writeTransaction(database) { () throws(StrataError) in
                     let versions = try apply(changes, database, clearingUniqueValues: false)
+                    try recordChange(changes, database)
                     committing = true
                     try beforeCommit()
                     return versions
@@ -41,6 +42,7 @@ extension SQLiteStore {
                 }
                 return try writeTransaction(database) { () throws(StrataError) in
                     let versions = try apply(changes, database, clearingUniqueValues: true)
+                    try recordChange(changes, database)
                     try beforeCommit()
                     return versions
                 }

@@ -25,6 +25,9 @@ public final class SQLiteStore: PersistentStore {
     let layout: StoreLayout
     let pool: ConnectionPool
     public let storeIdentifier: String
+    /// This open store, as the `origin` of its rows of `strata_history` (its observer leaves
+    /// them out).
+    let instanceIdentifier = UUID().uuidString
     private let metadataState: Locked<StoreMetadata>
     /// The model hash the file had when the store was opened: every write checks it still has.
     private let openedModelHash: String

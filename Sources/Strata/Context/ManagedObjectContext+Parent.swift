@@ -1,0 +1,244 @@
+internal import OrderedCollections
+
+/// Child contexts: a context whose parent is another context reads the parent's state —
+/// unsaved changes included — as its store, and its save hands its changes to the parent,
+/// which writes them when it saves (any depth: the root context writes to the stores).
+extension ManagedObjectContext {
+    /// A context whose objects come from `parent` as the parent holds them now, saved changes
+    /// or not: an edit sheet that can be discarded, a batch of changes applied all at once.
+    ///
+    /// - Fetches see the parent's unsaved state (objects it inserted, changed, deleted), and
+    ///   the child's own with `includesPendingChanges`.
+    /// - ``save()`` validates (the model's rules and the app's; uniqueness against the stores
+    ///   is checked when the root saves) and hands every change to the parent, as one undo group
+    ///   there; nothing reaches a store until the parent saves, and its parent, up to the root.
+    /// - Dropping the child (or ``rollback()``) leaves the parent untouched.
+    /// - Objects are uniqued per context: the child has its own instance of each.
+    /// - New objects keep their temporary IDs until the root saves; then every descendant of
+    ///   the root re-keys its objects under their permanent IDs.
+    /// - With ``automaticallyMergesChangesFromParent``, the child takes in what its siblings
+    ///   save into the parent (a root context takes in what other contexts save to the stores).
+    ///
+    /// A child lives in its parent's isolation domain: its save changes the parent's objects
+    /// directly. For work in another task, use a context of its own on the coordinator
+    /// (``PersistentContainer/newBackgroundContext()``), whose saves the view context merges.
+    public convenience init(parent: ManagedObjectContext) {
+        self.init(coordinator: parent.coordinator, parent: parent)
+        parent.children.append(WeakContext(self))
+    }
+
+    // MARK: - The state a context reads: its parent's, or the stores'
+
+    /// Whether this context's or an ancestor's unsaved changes touch the entities of a request.
+    func includesChanges(_ request: FetchRequest, _ entityNames: [String]) -> Bool {
+        ownChangesApply(request, entityNames) || ancestorsHaveChanges(entityNames)
+    }
+
+    func ownChangesApply(_ request: FetchRequest, _ entityNames: [String]) -> Bool {
+        guard request.includesPendingChanges, !changed.isEmpty else { return false }
+        let names = Set(entityNames)
+        return changed.values.contains { names.contains($0.entity.name) && $0.hasChanges }
+    }
+
+    /// Whether an ancestor holds unsaved changes of these entities: then the stores' answer is
+    /// not the parent's.
+    func ancestorsHaveChanges(_ entityNames: [String]) -> Bool {
+        var context = parent
+        let names = Set(entityNames)
+        while let current = context {
+            if current.changed.values.contains(where: { names.contains($0.entity.name) && $0.hasChanges }) { return true }
+            context = current.parent
+        }
+        return false
+    }
+
+    /// The records of every object of `entityNames` matching the request's predicate, as this
+    /// context's source holds them: the stores' for a root context, the parent's current state
+    /// for a child (unwindowed and unsorted when the parent's changes take part).
+    func sourceRecords(_ request: FetchRequest, _ entityNames: [String], windowed: Bool) throws(StrataError) -> [StoreRecord] {
+        guard let parent, ancestorsHaveChanges(entityNames) else {
+            return try coordinator.fetchRecords(
+                StoreFetchRequest(
+                    entityNames: entityNames, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+                    fetchLimit: windowed ? request.fetchLimit : 0, fetchOffset: windowed ? request.fetchOffset : 0),
+                caching: false)
+        }
+        var whole = request
+        whole.includesPendingChanges = true
+        whole.sortDescriptors = []
+        whole.fetchLimit = 0
+        whole.fetchOffset = 0
+        whole.returnsObjectsAsFaults = false
+        whole.fetchBatchSize = 0
+        parent.processPendingMerges()
+        return try parent.fetchObjects(whole, validated: entityNames).map { $0.record() }
+    }
+
+    /// An object's record as this context's source holds it; nil when it has none (deleted,
+    /// or never saved).
+    func sourceRecord(for id: ObjectID) throws(StrataError) -> StoreRecord? {
+        guard let parent else { return try coordinator.record(for: id) }
+        return try parent.currentRecord(of: id)
+    }
+
+    /// The records of objects as this context's source holds them, by ID (missing ones left out).
+    func sourceRecords(for ids: [ObjectID]) throws(StrataError) -> [ObjectID: StoreRecord] {
+        guard parent != nil else { return try coordinator.records(for: ids) }
+        var records: [ObjectID: StoreRecord] = [:]
+        for id in ids {
+            if let record = try sourceRecord(for: id) { records[id] = record }
+        }
+        return records
+    }
+
+    /// The members of a to-many relationship as this context's source holds them.
+    func sourceRelatedObjectIDs(of id: ObjectID, relationship: String) throws(StrataError) -> [ObjectID] {
+        guard let parent else { return try coordinator.relatedObjectIDs(of: id, relationship: relationship) }
+        if let object = parent.registeredObject(for: id) {
+            parent.fulfillFault(object)
+            if let error = parent.unreadable[id] { throw error }
+            return object.memberIDs(relationship)
+        }
+        return try parent.sourceRelatedObjectIDs(of: id, relationship: relationship)
+    }
+
+    /// The members of a to-many relationship for several objects, by object.
+    func sourceRelatedObjectIDs(of ids: [ObjectID], relationship: String) throws(StrataError) -> [ObjectID: [ObjectID]] {
+        guard parent != nil else { return try coordinator.relatedObjectIDs(of: ids, relationship: relationship) }
+        var members: [ObjectID: [ObjectID]] = [:]
+        for id in ids { members[id] = try sourceRelatedObjectIDs(of: id, relationship: relationship) }
+        return members
+    }
+
+    /// An object as this context holds it now, for a child: its unsaved values, nil when it is
+    /// deleted here or nowhere to be found. An object this context has not registered is read
+    /// from its own source without registering it.
+    private func currentRecord(of id: ObjectID) throws(StrataError) -> StoreRecord? {
+        processPendingMerges()
+        guard let object = registeredObject(for: id) else { return try sourceRecord(for: id) }
+        if object.isFault {
+            fulfillFault(object)
+            if let error = unreadable[id] { throw error }
+        }
+        return object.isDeleted ? nil : object.record()
+    }
+
+    // MARK: - A child's save
+
+    /// Hands a child's validated changes to its parent: new objects are inserted there under
+    /// the same (temporary) IDs, changed properties set, deleted objects deleted (their delete
+    /// rules acted in the child, on objects whose changes come along). One undo group in the
+    /// parent. Then the child's objects hold no changes, and the parent's other children that
+    /// merge automatically take them in.
+    func saveIntoParent(_ objects: SavedObjects) {
+        guard let parent else { preconditionFailure("only a child context saves into a parent") }
+        parent.change {
+            for object in objects.inserted {
+                let copy = parent.materializeInserted(object)
+                parent.copyChanges(of: object, into: copy, every: true)
+            }
+            for object in objects.updated {
+                let target = parent.materialize(object.objectID)
+                parent.fulfillFault(target)
+                parent.copyChanges(of: object, into: target, every: false)
+            }
+            for object in objects.deleted where !object.isInserted {
+                let target = parent.materialize(object.objectID)
+                parent.fulfillFault(target)
+                parent.markDeleted(target, true)
+            }
+        }
+        var records: [ObjectID: StoreRecord] = [:]
+        for object in objects.deleted { unregister(object) }
+        for object in objects.inserted + objects.updated {
+            object.isInserted = false
+            let record = object.record()
+            for case .toMany(let members) in object.relationshipSlots { members.commit() }
+            object.committed = record
+            object.changedMask.removeAll()
+            records[object.objectID] = record
+        }
+        changed.removeAll()
+        let notification = SaveNotification(
+            inserted: Set(objects.inserted.map(\.objectID)), updated: Set(objects.updated.map(\.objectID)),
+            deleted: Set(objects.deleted.lazy.filter { !$0.isInserted }.map(\.objectID)),
+            changedKeys: [:], records: records, sourceContext: identifier)
+        for sibling in parent.liveChildren where sibling !== self && sibling.automaticallyMergesChangesFromParent {
+            sibling.inbox.post(notification)
+        }
+    }
+
+    /// A new object of a child, inserted in this context under its ID.
+    private func materializeInserted(_ object: ManagedObject) -> ManagedObject {
+        if let registered = registeredObject(for: object.objectID) { return registered }
+        let copy = materialize(object.objectID)
+        copy.isFault = false
+        insertions += 1
+        copy.insertionIndex = insertions
+        copy.requestedPrimaryKey = object.requestedPrimaryKey
+        copy.attributeValues = copy.entity.attributeDefaults
+        markInserted(copy, true)
+        return copy
+    }
+
+    /// Sets on `target` the properties `object` (of a child) changed, or `every` property.
+    /// Relationships are set without inverse upkeep: the child upheld inverses, and the objects
+    /// on the other side come with the same save.
+    private func copyChanges(of object: ManagedObject, into target: ManagedObject, every: Bool) {
+        let attributeCount = object.attributeValues.layout.count
+        let bits = every ? Array(0..<(attributeCount + object.relationshipSlots.count)) : object.changedMask.positions
+        for bit in bits {
+            if bit < attributeCount {
+                primitiveSetAttribute(target, position: bit, object.attributeValues[position: bit])
+                continue
+            }
+            let position = bit - attributeCount
+            if !object.entity.relationships[position].isToMany {
+                primitiveSetToOne(target, position, object.toOneID(at: position))
+                continue
+            }
+            let wanted = object.memberIDs(at: position)
+            let wantedSet = Set(wanted)
+            for id in target.memberIDs(at: position) where !wantedSet.contains(id) { primitiveRemove(target, position, id) }
+            let ordered = object.entity.relationships[position].isOrdered
+            for (index, id) in wanted.enumerated() {
+                if ordered, let at = target.members(at: position)?.firstIndex(of: id), at != index {
+                    primitiveRemove(target, position, id)
+                }
+                primitiveInsert(target, position, id, at: ordered ? index : nil)
+            }
+        }
+    }
+
+    // MARK: - Permanent IDs reach the children
+
+    /// After the root saved: new objects' temporary IDs became permanent. Every descendant
+    /// re-keys the objects it has under them and updates references to them.
+    func adoptPermanentIDs(_ map: [ObjectID: ObjectID]) {
+        guard !map.isEmpty else { return }
+        for child in liveChildren {
+            for (temporary, permanent) in map {
+                if let object = child.registeredObject(for: temporary) { child.reregister(object, as: permanent) }
+            }
+            for object in child.registeredObjects {
+                object.mapRelatedIDs(map)
+                if let committed = object.committed, !committed.toOne.isEmpty || !committed.toMany.isEmpty {
+                    object.committed = committed.mappingIDs { map[$0] ?? $0 }
+                }
+            }
+            child.adoptPermanentIDs(map)
+        }
+    }
+
+    /// The children still alive.
+    var liveChildren: [ManagedObjectContext] {
+        children.removeAll { $0.context == nil }
+        return children.compactMap(\.context)
+    }
+}
+
+/// A child context, not kept alive by its parent.
+struct WeakContext {
+    weak var context: ManagedObjectContext?
+    init(_ context: ManagedObjectContext) { self.context = context }
+}
