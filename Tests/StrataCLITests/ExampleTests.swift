@@ -45,6 +45,14 @@ struct ExampleTests {
               [0] Water the plants  (home)
             """))
         #expect(output.contains(".title: 0 characters is shorter than the minimum length 1\n"))
+        // The live list hears of the to-do an edit sheet (a child context) saved into its context.
+        #expect(output.contains("""
+            Live list: 3 open
+
+            The sheet saves into the list's context:
+              + row 2: Call the plumber
+            """))
+        #expect(output.hasSuffix("A dropped sheet leaves the list as it was: unchanged\n"))
     }
 
     @Test(arguments: ["memory", "sqlite", "xml", "binary"])
