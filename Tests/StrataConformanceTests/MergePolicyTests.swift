@@ -44,4 +44,9 @@ import Testing
     func twoNewObjectsWithTheSameUniqueValuesBecomeOne(_ kind: StoreKind) throws {
         try MergePolicyChecks().twoNewObjectsWithTheSameUniqueValuesBecomeOne(kind)
     }
+
+    @Test(arguments: StoreKind.all)
+    func aWriteRightAfterAMergedSaveKeepsTheObjectsOtherValues(_ kind: StoreKind) throws {
+        try MergePolicyChecks().aWriteRightAfterAMergedSaveKeepsTheObjectsOtherValues(kind)
+    }
 }
