@@ -142,7 +142,7 @@ let package = Package(
         // from the model its strata.json names.
         .executableTarget(
             name: "TodoExample",
-            dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
+            dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataPostgres"],
             path: "Examples/TodoList",
             swiftSettings: strictSettings,
             plugins: ["StrataGeneratorPlugin"]
