@@ -124,6 +124,15 @@ let package = Package(
             path: "Sources/strata-generate",
             swiftSettings: strictSettings
         ),
+        // The PostgreSQL store's load test: worker processes doing conflicting saves on one store.
+        // Not a product; the tests run it from the build's products directory, and
+        // Scripts/postgres-load-test.sh for a developer.
+        .executableTarget(
+            name: "strata-pg-stress",
+            dependencies: ["Strata", "StrataPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/strata-pg-stress",
+            swiftSettings: strictSettings
+        ),
         .plugin(
             name: "StrataGeneratorPlugin",
             capability: .buildTool(),
@@ -133,7 +142,7 @@ let package = Package(
         // from the model its strata.json names.
         .executableTarget(
             name: "TodoExample",
-            dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist"],
+            dependencies: ["Strata", "StrataSQLite", "StrataXML", "StrataBinaryPlist", "StrataPostgres"],
             path: "Examples/TodoList",
             swiftSettings: strictSettings,
             plugins: ["StrataGeneratorPlugin"]
@@ -212,7 +221,7 @@ let package = Package(
         // The PostgreSQL store against a real server (STRATA_POSTGRES_URL; Scripts/postgres-server.sh).
         .testTarget(
             name: "StrataPostgresTests",
-            dependencies: ["StrataTestKit", "StrataPostgres", "Strata", "StrataSQLite", "StrataCLI"],
+            dependencies: ["StrataTestKit", "StrataPostgres", "Strata", "StrataSQLite", "StrataCLI", "strata-pg-stress"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -158,6 +158,7 @@ extension ConformanceCheck {
         ConformanceCheck("MergePolicy", "changedHereDeletedThere") { try MergePolicyChecks().changedHereDeletedThere($0) },
         ConformanceCheck("MergePolicy", "deletedHereChangedThere") { try MergePolicyChecks().deletedHereChangedThere($0) },
         ConformanceCheck("MergePolicy", "aNewObjectWithAStoredObjectsUniqueValuesUpdatesIt") { try MergePolicyChecks().aNewObjectWithAStoredObjectsUniqueValuesUpdatesIt($0) },
+        ConformanceCheck("MergePolicy", "aWriteRightAfterAMergedSaveKeepsTheObjectsOtherValues") { try MergePolicyChecks().aWriteRightAfterAMergedSaveKeepsTheObjectsOtherValues($0) },
         ConformanceCheck("MergePolicy", "twoNewObjectsWithTheSameUniqueValuesBecomeOne") { try MergePolicyChecks().twoNewObjectsWithTheSameUniqueValuesBecomeOne($0) },
         ConformanceCheck("MergePolicy", "aReorderingSurvivesAConflictOnAnotherProperty") { try MergePolicyChecks().aReorderingSurvivesAConflictOnAnotherProperty($0) },
         ConformanceCheck("OneWayReferenceMerge", "aDeletedObjectLeavesEveryShapeOfRelationshipToItsParentEntity") { try OneWayReferenceMergeChecks().aDeletedObjectLeavesEveryShapeOfRelationshipToItsParentEntity($0) },

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataCoreData
+import StrataPostgres
 
 /// `strata inspect`: what a store is and holds, without a schema.
 struct InspectCommand: ParsableCommand {
@@ -57,9 +58,11 @@ struct InspectCommand: ParsableCommand {
                 request.includesSubentities = false
                 counts[entity.name] = try context.count(for: request)
             }
-            let size = (try? FileManager.default.attributesOfItem(atPath: store)[.size] as? NSNumber)?.int64Value ?? 0
+            // A server store's size is its schema's tables with their indexes, as the server counts them.
+            let server = opened as? PostgresStore
+            let size = try server?.storageSize() ?? (try? FileManager.default.attributesOfItem(atPath: store)[.size] as? NSNumber)?.int64Value ?? 0
             let report = Report(
-                path: store, type: metadata.storeType.rawValue, fileSize: size, storeIdentifier: metadata.storeIdentifier,
+                path: server?.location.description ?? store, type: metadata.storeType.rawValue, fileSize: size, storeIdentifier: metadata.storeIdentifier,
                 modelName: metadata.modelName, modelVersionHash: metadata.modelVersionHash,
                 entityVersionHashes: metadata.entityVersionHashes, objectCounts: counts, customMetadata: metadata.custom)
             switch format {
@@ -75,7 +78,7 @@ struct InspectCommand: ParsableCommand {
         var lines = [
             "store:       \(report.path)",
             "type:        \(report.type)",
-            "size:        \(report.fileSize) bytes",
+            "size:        \(report.fileSize) bytes\(report.type == StoreType.postgres.rawValue ? " (the schema's tables and indexes on the server)" : "")",
             "UUID:        \(report.storeIdentifier)",
             "model:       \(report.modelName)",
             "model hash:  \(report.modelVersionHash)",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataPostgres
 import StrataSQLite
 
 /// `strata load`: imports JSON data files into a store in one save.
@@ -71,7 +72,8 @@ struct LoadCommand: ParsableCommand {
     /// process creates the store in the meantime, the load goes into that one.
     private func loadCreatingTheStoreWhole(_ inputs: [(String, URL)], schema: Schema) throws -> [String: Int] {
         let storeType = try StoreAccess.type(of: store, given: type)
-        // A store on a server (postgres://…) is loaded in place: one save, all or nothing.
+        // A store on a server (postgres://…) is loaded in place: one save, all or nothing; one
+        // the load created is dropped again when it fails.
         guard storeType != .inMemory, StoreAccess.location(store).isFileURL, !FileManager.default.fileExists(atPath: store) else {
             return try load(inputs, schema: schema, into: store, type: storeType)
         }
@@ -94,6 +96,11 @@ struct LoadCommand: ParsableCommand {
     /// - Parameter privateFile: `path` is the temporary file no other process knows yet.
     private func load(_ inputs: [(String, URL)], schema: Schema, into path: String, type storeType: StoreType, privateFile: Bool = false) throws -> [String: Int] {
         let coordinator = try StoreAccess.openOrCreate(path, type: storeType.rawValue, schema: schema, privateFile: privateFile)
+        // A server store this load created is taken away again if the load fails.
+        var loaded = false
+        defer {
+            if !loaded { for store in coordinator.stores { _ = try? (store as? PostgresStore)?.removeIfCreatedAndUnused() } }
+        }
         let context = ManagedObjectContext(coordinator: coordinator)
         let importer = DataImporter(context: context)
         let line = ProgressLine.forTerminal()
@@ -124,6 +131,7 @@ struct LoadCommand: ParsableCommand {
             }
             throw CLIError.invalid(lines.joined(separator: "\n"))
         }
+        loaded = true
         return counts
     }
 

@@ -49,4 +49,9 @@ import Testing
     func aReorderingSurvivesAConflictOnAnotherProperty(_ kind: StoreKind) throws {
         try MergePolicyChecks().aReorderingSurvivesAConflictOnAnotherProperty(kind)
     }
+
+    @Test(arguments: StoreKind.all)
+    func aWriteRightAfterAMergedSaveKeepsTheObjectsOtherValues(_ kind: StoreKind) throws {
+        try MergePolicyChecks().aWriteRightAfterAMergedSaveKeepsTheObjectsOtherValues(kind)
+    }
 }

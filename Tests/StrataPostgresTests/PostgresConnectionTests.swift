@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSQLite
 import StrataTestKit
 import Testing
 @testable import StrataPostgres
@@ -46,5 +47,47 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("app.sqlite").path))
         #expect(try place.column("SELECT name FROM \"Tag\"") == ["work"])
         #expect(try place.column("SELECT value FROM strata_metadata WHERE key = 'storeType'") == ["postgres"])
+    }
+
+    /// Moving an app from SQLite is one line of strata.json: the store's type and its URL.
+    @Test func aStoreOfStrataJSONWithAPostgresURLIsOpenedOnTheServer() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let temporary = try TemporaryDirectory(prefix: "postgres")
+        defer { temporary.cleanup() }
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let file = temporary.url.appendingPathComponent("strata.json")
+        try Data(#"{ "schema": "\#(repository.path)/Schemas/TodoList.json", "stores": [ { "type": "postgres", "path": "\#(place.url.absoluteString)" } ] }"#.utf8).write(to: file)
+        let container = try PersistentContainer(
+            configurationFile: file, storeTypes: StoreTypeRegistry([SQLiteStoreFactory(), PostgresStoreFactory()]), environment: [:])
+        let context = container.newBackgroundContext()
+        let tag = try context.insertObject(entityName: "Tag")
+        tag["name"] = "home"
+        try context.save()
+        #expect(try place.column("SELECT name FROM \"Tag\"") == ["home"])
+        #expect(container.coordinator.stores.map(\.type) == [.postgres])
+    }
+
+    /// A role that may not create schemas in the database opens (and creates) its store in a
+    /// schema made for it beforehand.
+    @Test func aRoleOwningASchemaMadeForItOpensItsStoreThere() throws {
+        let place = try TestSchema()
+        defer { place.drop() }
+        let role = "r_" + place.name
+        _ = try place.column("CREATE ROLE \(role) LOGIN")
+        defer {
+            place.drop()
+            _ = try? place.column("DROP ROLE IF EXISTS \(role)")
+        }
+        _ = try place.column("CREATE SCHEMA \(place.name) AUTHORIZATION \(role)")
+        #expect(try place.column("SELECT has_database_privilege('\(role)', current_database(), 'CREATE')::text") == ["false"])
+        var components = try #require(URLComponents(url: place.url, resolvingAgainstBaseURL: false))
+        components.user = role
+        let store = try PostgresStore(location: PostgresLocation(try #require(components.url)), schema: try Models.shop())
+        let key = try store.allocatePrimaryKeys(rootEntity: "Maker", count: 1)[0]
+        let id = ObjectID(entityName: "Maker", storeIdentifier: store.storeIdentifier, primaryKey: key)
+        _ = try store.save(StoreChangeset(inserted: [StoreRecord(objectID: id, attributes: ["name": .string("m")])]))
+        #expect(try place.column("SELECT tableowner::text FROM pg_tables WHERE schemaname = '\(place.name)' AND tablename = 'Maker'") == [role])
+        #expect(try place.column("SELECT name FROM \"Maker\"") == ["m"])
     }
 }

@@ -7,17 +7,7 @@ import Testing
 /// `strata convert` SQLite → PostgreSQL → SQLite through the built CLI: the dumps are identical.
 @Suite struct PostgresConvertTests {
     /// The `strata` executable SwiftPM built beside the test bundle.
-    static func strata() throws -> URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().standardizedFileURL
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("strata")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        for candidate in [Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("strata")]
-        where FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        throw StrataError(.storeIO, "the strata executable was not found beside the test bundle; build it with `swift build`")
-    }
+    static func strata() throws -> URL { try BuiltExecutable.url("strata") }
 
     @discardableResult
     static func run(_ arguments: [String], in directory: URL) throws -> String {
@@ -31,20 +21,7 @@ import Testing
     static func execute(
         _ arguments: [String], in directory: URL, environment: [String: String]? = nil
     ) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try strata()
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        if let environment { process.environment = environment }
-        let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
-        try Data().write(to: output)
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, try String(contentsOf: output, encoding: .utf8))
+        try BuiltExecutable.run("strata", arguments, in: directory, environment: environment)
     }
 
     @Test func sqliteToPostgresToSQLiteKeepsEveryObject() throws {

@@ -19,12 +19,7 @@ import Testing
     func sqlAgreesWithTheEvaluator(seed: UInt64) throws {
         let location = try TestSchema()
         defer { location.drop() }
-        let schema = try LibraryFixture.schema()
-        let postgres = try location.store(schema)
-        let memory = try AtomicStore(format: nil, type: .inMemory, url: nil, schema: schema, configurationName: nil)
-        let graph = LibraryGraph(schema: schema, storeIdentifier: postgres.metadata.storeIdentifier, seed: seed, items: 40)
-        _ = try postgres.save(StoreChangeset(inserted: graph.all))
-        _ = try memory.save(StoreChangeset(inserted: graph.all))
+        let (postgres, memory, graph) = try location.libraryStores(seed: seed)
 
         let requests = PredicateGenerator.fetchRequests(
             seed: seed, items: graph.items.map(\.objectID), owners: graph.owners.map(\.objectID), count: Self.predicatesPerSeed)

@@ -1,5 +1,8 @@
 /// Every change to an object goes through the primitives here: each records its own reversal
 /// for undo, tracks changed keys against the committed state, and keeps changed objects alive.
+/// Each reads a fault first: a change's merges of other saves (``change(_:)`` processes them)
+/// can turn an object the caller has just read into a fault again, and a value written into a
+/// fault would make an object of that value alone.
 /// The relationship operations above them maintain inverses; `delete` applies delete rules.
 extension ManagedObjectContext {
     // MARK: - Primitives
@@ -60,6 +63,7 @@ extension ManagedObjectContext {
 
     /// Sets the attribute at `position` of the object's layout.
     func primitiveSetAttribute(_ object: ManagedObject, position: Int, _ value: AttributeValue?) {
+        if object.isFault { fulfillFault(object) }
         let old = object.attributeValues[position: position]
         guard old != value else { return }
         object.attributeValues[position: position] = value
@@ -69,6 +73,7 @@ extension ManagedObjectContext {
 
     /// Sets the to-one relationship at a position (no inverse upkeep).
     func primitiveSetToOne(_ object: ManagedObject, _ position: Int, _ id: ObjectID?) {
+        if object.isFault { fulfillFault(object) }
         let old = object.toOneID(at: position)
         guard old != id else { return }
         object.relationshipSlots[position] = id.map { .toOne($0) } ?? .none
@@ -78,6 +83,7 @@ extension ManagedObjectContext {
 
     /// Adds a member to the to-many relationship at a position (no inverse upkeep).
     func primitiveInsert(_ object: ManagedObject, _ position: Int, _ id: ObjectID, at index: Int? = nil) {
+        if object.isFault { fulfillFault(object) }
         guard object.mutableMembers(at: position).insert(id, at: index) else { return }
         updateChanged(object, bit: object.relationshipBit(position))
         undoManager?.register { [unowned self] in self.primitiveRemove(object, position, self.currentID(id)) }
@@ -85,6 +91,7 @@ extension ManagedObjectContext {
 
     /// Removes a member from the to-many relationship at a position (no inverse upkeep).
     func primitiveRemove(_ object: ManagedObject, _ position: Int, _ id: ObjectID) {
+        if object.isFault { fulfillFault(object) }
         guard let members = object.members(at: position), let index = members.remove(id) else { return }
         updateChanged(object, bit: object.relationshipBit(position))
         let undoIndex = members.isOrdered ? index : nil

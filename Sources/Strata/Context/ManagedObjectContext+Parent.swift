@@ -27,6 +27,7 @@ extension ManagedObjectContext {
     /// (``PersistentContainer/newBackgroundContext()``), whose saves the view context merges.
     public convenience init(parent: ManagedObjectContext) {
         self.init(coordinator: parent.coordinator, parent: parent)
+        parent.children.removeAll { $0.context == nil }
         parent.children.append(WeakContext(self))
     }
 

@@ -566,6 +566,12 @@ public final class PersistentStoreCoordinator: Sendable {
     /// nested inside it committed, those are put back as they were by a save of the records
     /// read before — unless another save changed them since, which is never overwritten; then,
     /// or if putting back fails, the error says which stores may now disagree.
+    ///
+    /// A store whose commit outcome is unknown (`commitOutcomeUnknown`: its server's connection
+    /// broke during `COMMIT` and the server could not be asked since) may have committed: putting
+    /// the others back would be acting on a guess, and would make the stores disagree whenever
+    /// it did commit. So they are left as the save left them, and the error says which stores
+    /// committed, which rolled back and which one cannot tell.
     private func commit(_ parts: [(any PersistentStore, StoreChangeset)]) throws(StrataError) -> StoreSaveResult {
         if parts.count == 1 { return try parts[0].0.saveChanges(parts[0].1) }
         let ordered = parts.filter { !$0.1.isEmpty }.sorted { $0.0.storeIdentifier < $1.0.storeIdentifier }
@@ -585,6 +591,9 @@ public final class PersistentStoreCoordinator: Sendable {
         do {
             try save(from: 0)
         } catch {
+            if error.code == .commitOutcomeUnknown {
+                throw Self.outcomeUnknown(error, stores: ordered.map(\.0), committed: committed)
+            }
             var unrestored: [String] = []
             for index in committed {
                 let (store, part) = ordered[index]
@@ -597,12 +606,12 @@ public final class PersistentStoreCoordinator: Sendable {
                     let changedSince = saved.filter { now[$0]?.version != results[index].versions[$0] }
                         + undo.inserted.map(\.objectID).filter { now[$0] != nil }
                     guard changedSince.isEmpty else {
-                        unrestored.append("\(store.url?.path ?? store.storeIdentifier) (another save changed \(changedSince.map(\.description).joined(separator: ", ")) since)")
+                        unrestored.append("\(Self.name(of: store)) (another save changed \(changedSince.map(\.description).joined(separator: ", ")) since)")
                         continue
                     }
                     _ = try store.save(undo)
                 } catch let undoError {
-                    unrestored.append("\(store.url?.path ?? store.storeIdentifier) (\(undoError.message))")
+                    unrestored.append("\(Self.name(of: store)) (\(undoError.message))")
                 }
             }
             guard unrestored.isEmpty else {
@@ -617,6 +626,31 @@ public final class PersistentStoreCoordinator: Sendable {
             all.versions.merge(result.versions) { $1 }
             all.reassignedIDs.merge(result.reassignedIDs) { $1 }
         }
+    }
+
+    /// The error of a save across several stores one of which cannot tell whether it committed.
+    /// Stores commit innermost first, so those that committed are the last ones of `stores`,
+    /// the store before them is the one that cannot tell, and the ones before it rolled back.
+    private static func outcomeUnknown(_ error: StrataError, stores: [any PersistentStore], committed: [Int]) -> StrataError {
+        let unknown = stores.count - 1 - committed.count
+        let names = { (range: Range<Int>) in stores[range].map(name(of:)).joined(separator: ", ") }
+        var message = "\(error.message) (\(name(of: stores[unknown])))"
+        if unknown + 1 < stores.count {
+            message += "; the save committed to \(names(unknown + 1..<stores.count)) and was left there: putting it back would be a guess"
+        }
+        if unknown > 0 { message += "; \(names(0..<unknown)) rolled it back" }
+        return StrataError(.commitOutcomeUnknown, message, failures: error.failures, file: error.file)
+    }
+
+    /// A store as errors name it: its file's path, or its URL without a password (in the user
+    /// part or a `password` query item).
+    private static func name(of store: any PersistentStore) -> String {
+        guard let url = store.url else { return store.storeIdentifier }
+        if url.isFileURL { return url.path }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return store.storeIdentifier }
+        if components.password != nil { components.password = "***" }
+        components.queryItems = components.queryItems?.map { $0.name == "password" ? URLQueryItem(name: $0.name, value: "***") : $0 }
+        return components.string ?? store.storeIdentifier
     }
 
     /// The changeset that puts back what `part` changed: its inserts deleted, its updates and

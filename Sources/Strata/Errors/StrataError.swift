@@ -64,6 +64,12 @@ public struct StrataError: Error, Sendable, Hashable, CustomStringConvertible {
         /// its entity is missing, or a typed property names a missing property or has a type
         /// that cannot hold its values.
         public static let classMismatch = Code(rawValue: "classMismatch")
+        /// The connection to a store's server broke while it committed a save, and the server
+        /// could not be asked since whether the transaction committed: the save may or may not
+        /// be in the store. Nothing was retried, and a coordinator saving to several stores
+        /// leaves the others as the save left them (it does not guess). Fetch the objects again
+        /// to see what the store holds before saving them again.
+        public static let commitOutcomeUnknown = Code(rawValue: "commitOutcomeUnknown")
     }
 
     public var code: Code

@@ -270,7 +270,7 @@ extension PostgresStore {
     }
 
     /// The tables of `entityNames` (those this store holds), by name, each with its entities asked for.
-    private func tables(of entityNames: [String]) -> [(table: String, entities: [String])] {
+    func tables(of entityNames: [String]) -> [(table: String, entities: [String])] {
         var byTable: [String: [String]] = [:]
         for name in entityNames {
             guard let entity = layout.entities[name] else { continue }

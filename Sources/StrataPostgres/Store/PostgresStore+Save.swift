@@ -22,8 +22,8 @@ extension PostgresStore {
     /// `beforeCommit`; a violation fails with `validationFailed` listing the objects.
     ///
     /// A connection that breaks during `COMMIT` is never retried: the server is asked what
-    /// became of the transaction (`txid_status`), and when it cannot say, the error says the
-    /// outcome is unknown.
+    /// became of the transaction (`txid_status`), and when it cannot say, the save fails with
+    /// `commitOutcomeUnknown`.
     public func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult {
         guard !changes.isEmpty else {
             try beforeCommit()
@@ -58,7 +58,7 @@ extension PostgresStore {
     /// the server is asked, on a new connection, what became of the transaction
     /// (`txid_status`): committed, the save succeeded; rolled back, it failed and nothing was
     /// saved; and when the server cannot say (it cannot be reached), the error says the outcome
-    /// is unknown. Nothing is retried.
+    /// is unknown (`commitOutcomeUnknown`). Nothing is retried.
     private func commit(_ connection: PGConnection, transaction: Int64?) throws(StrataError) {
         do throws(PGError) {
             try connection.query("COMMIT")
@@ -72,7 +72,7 @@ extension PostgresStore {
                 throw StrataError(.storeIO, "\(broke); the server rolled the save back: nothing was saved", file: location.description)
             default:
                 throw StrataError(
-                    .storeIO,
+                    .commitOutcomeUnknown,
                     "\(broke), and the server could not be asked since: whether the save was committed is unknown, and it was not retried. Fetch the objects again before saving them again",
                     file: location.description)
             }

@@ -26,7 +26,7 @@ public final class PostgresStore: PersistentStore {
     public var capabilities: StoreCapabilities { [.incrementalFetching, .concurrentReaders, .engineUniqueness, .persistent] }
     public let storeIdentifier: String
 
-    let location: PostgresLocation
+    package let location: PostgresLocation
     let layout: PostgresLayout
     let pool: PGConnectionPool
     private let metadataState: Locked<StoreMetadata>
@@ -35,6 +35,8 @@ public final class PostgresStore: PersistentStore {
     /// This store instance's name in `strata_history`, so that its own saves, which its
     /// coordinator announced already, are not announced again as remote ones.
     let instanceIdentifier = UUID().uuidString
+    /// What opening the store created (``removeIfCreatedAndUnused()`` takes it away again).
+    package let creation: Creation
 
     /// Opens the store at `location`, creating its schema and tables when they do not exist.
     ///
@@ -54,12 +56,16 @@ public final class PostgresStore: PersistentStore {
         self.configurationName = configurationName
         let pool = PGConnectionPool(location: location)
         self.pool = pool
-        let metadata = try pool.write { (connection) throws(StrataError) -> StoreMetadata in
-            try connection.transaction { () throws(StrataError) -> StoreMetadata in
+        let (metadata, creation) = try pool.write { (connection) throws(StrataError) -> (StoreMetadata, Creation) in
+            try connection.transaction { () throws(StrataError) -> (StoreMetadata, Creation) in
                 try connection.run("SELECT pg_advisory_xact_lock(hashtext($1))", [location.advisoryLockKey])
-                try connection.run("CREATE SCHEMA IF NOT EXISTS \(quoted(location.schema))")
+                // CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema
+                // exists: a role given a schema of its own, and no more, must open its store.
+                let schemaExisted = try connection.run("SELECT 1 FROM pg_namespace WHERE nspname = $1", [location.schema]).count == 1
+                if !schemaExisted { try connection.run("CREATE SCHEMA IF NOT EXISTS \(quoted(location.schema))") }
                 var metadata: StoreMetadata
                 var storedIdentifier: String?
+                var creation = Creation.existing
                 if let existing = try PostgresMetadata.read(connection, location: location) {
                     metadata = existing
                     storedIdentifier = existing.storeIdentifier
@@ -70,6 +76,7 @@ public final class PostgresStore: PersistentStore {
                     }
                 } else {
                     metadata = StoreMetadata(newStoreOf: .postgres, schema: schema, identifier: UUID().uuidString)
+                    creation = schemaExisted ? .tables : .schema
                 }
                 // Tables of entities another configuration's store did not create.
                 for statement in layout.creationStatements { try connection.run(statement) }
@@ -79,9 +86,10 @@ public final class PostgresStore: PersistentStore {
                 for root in layout.tables.keys.sorted() {
                     try connection.run("INSERT INTO \"strata_keys\" (\"entity\", \"last\") VALUES ($1, 0) ON CONFLICT DO NOTHING", [root])
                 }
-                return metadata
+                return (metadata, creation)
             }
         }
+        self.creation = creation
         storeIdentifier = metadata.storeIdentifier
         openedModelHash = metadata.modelVersionHash
         metadataState = Locked(metadata)
@@ -98,6 +106,7 @@ public final class PostgresStore: PersistentStore {
         storeIdentifier = metadata.storeIdentifier
         openedModelHash = metadata.modelVersionHash
         metadataState = Locked(metadata)
+        creation = .existing
     }
 
     public var metadata: StoreMetadata { metadataState.withLock { $0 } }

@@ -31,6 +31,9 @@ package final class FailingStore: PersistentStore {
     package let failsReads = Mutex(false)
     /// Runs when a failing commit is reached, after the stores nested in it committed.
     package let beforeFailing = Mutex<(@Sendable () throws -> Void)?>(nil)
+    /// Runs at every commit, after the stores nested in it committed and before this one
+    /// commits (to break the connection a server store commits on, say).
+    package let beforeCommitting = Mutex<(@Sendable () -> Void)?>(nil)
 
     package init(_ inner: any PersistentStore) { self.inner = inner }
 
@@ -44,6 +47,7 @@ package final class FailingStore: PersistentStore {
     package func save(_ changes: StoreChangeset, beforeCommit: () throws(StrataError) -> Void) throws(StrataError) -> StoreSaveResult {
         try inner.save(changes) { () throws(StrataError) in
             try beforeCommit()
+            beforeCommitting.withLock { $0 }?()
             if failsAtCommit.withLock({ $0 }) {
                 do {
                     try beforeFailing.withLock { $0 }?()

@@ -259,6 +259,30 @@ package struct MergePolicyChecks {
         }
     }
 
+    /// A context that merges other contexts' saves reads Ann, another context saves a change to
+    /// her, then the first changes her: the change's merge turns Ann into a fault between the
+    /// read and the write, and the write must reach the merged Ann, not an empty one (it made an
+    /// object of the written value alone, which the save refused for its missing email).
+    package func aWriteRightAfterAMergedSaveKeepsTheObjectsOtherValues(_ kind: StoreKind) throws {
+        let scene = try Scene(kind, .error)
+        scene.second.automaticallyMergesChangesFromParent = true
+        #expect(scene.b.attribute("age") == .integer(40))
+        scene.a["name"] = "Anne"
+        try scene.first.save()
+        // As another process's save arrives: IDs without records, read again from the store.
+        scene.fixture.coordinator.mergeRemoteChanges(inserted: [], updated: [scene.ann], deleted: [])
+        scene.b["age"] = 41
+        #expect(!scene.b.isFault)
+        #expect(scene.b.attribute("email") == .string("ann@example.com"))
+        #expect(scene.b.attribute("name") == .string("Anne"))
+        try scene.second.save()
+        try scene.stored { ann in
+            #expect(ann.attribute("email") == .string("ann@example.com"))
+            #expect(ann.attribute("name") == .string("Anne"))
+            #expect(ann.attribute("age") == .integer(41))
+        }
+    }
+
     /// A new person with a stored person's email: under `.error` the save fails with
     /// `notUnique`; under the others the stored Ann is updated instead — with the new values
     /// where this context's values win, only filling what she lacks where the store's win —

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestKit
 import Testing
 @testable import StrataPostgres
 
@@ -41,6 +42,18 @@ struct TestSchema {
     }
 
     func drop() { try? PostgresStoreFactory().destroyStore(at: url) }
+
+    /// A PostgreSQL store in this schema and an in-memory store, both holding the seeded
+    /// `Library` graph (40 items): the SQL-against-evaluator tests.
+    func libraryStores(seed: UInt64) throws -> (postgres: PostgresStore, memory: AtomicStore, graph: LibraryGraph) {
+        let schema = try LibraryFixture.schema()
+        let postgres = try store(schema)
+        let memory = try AtomicStore(format: nil, type: .inMemory, url: nil, schema: schema, configurationName: nil)
+        let graph = LibraryGraph(schema: schema, storeIdentifier: postgres.metadata.storeIdentifier, seed: seed, items: 40)
+        _ = try postgres.save(StoreChangeset(inserted: graph.all))
+        _ = try memory.save(StoreChangeset(inserted: graph.all))
+        return (postgres, memory, graph)
+    }
 
     /// The store's URL with libpq's `application_name`, so that a test can find the store's
     /// connections in `pg_stat_activity` (at most 63 bytes: the schema's name and a prefix).
@@ -123,5 +136,42 @@ enum Models {
           ]
         }
         """)
+    }
+}
+
+/// Executables SwiftPM built beside the test bundle (`strata`, `strata-pg-stress`).
+enum BuiltExecutable {
+    static func url(_ name: String) throws -> URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().standardizedFileURL
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        let beside = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        throw StrataError(.storeIO, "the \(name) executable was not found beside the test bundle; build it with `swift build --build-tests`")
+    }
+
+    /// Runs `name arguments…` in `directory` (with `environment` instead of the test's, when
+    /// given): its exit status, and its standard output and error together.
+    static func run(
+        _ name: String, _ arguments: [String], in directory: URL, environment: [String: String]? = nil
+    ) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = try url(name)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        if let environment { process.environment = environment }
+        process.standardInput = FileHandle.nullDevice
+        let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
+        try Data().write(to: output)
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        return (process.terminationStatus, try String(contentsOf: output, encoding: .utf8))
     }
 }
