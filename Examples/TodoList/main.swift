@@ -72,7 +72,6 @@ do {
     draft.tags = [try TodoRepository(context: sheet).tag(named: "home")]
     print("\nThe sheet saves into the list's context:")
     try sheet.save()
-    context.processPendingChanges()
     // Titles are unique: on a store that keeps the first run's to-dos, the plumber is there
     // already, and this policy makes the new one an update of it (an upsert) instead of a
     // refused save.

@@ -194,6 +194,9 @@ extension ManagedObjectContext {
         for sibling in parent.liveChildren where sibling !== self && sibling.automaticallyMergesChangesFromParent {
             sibling.inbox.post(notification)
         }
+        // The parent's observers (`changes`, results controllers) hear of the changes now, as
+        // of any change of the parent's own that a `perform` ends.
+        parent.processPendingChanges()
     }
 
     /// The objects a child's save changes that its parent has deleted since the child read them.
