@@ -116,17 +116,18 @@ extension ManagedObjectContext {
     func fetchObjects(_ request: FetchRequest, validated: [String]? = nil) throws(StrataError) -> [ManagedObject] {
         let entityNames: [String]
         if let validated { entityNames = validated } else { entityNames = try validate(request) }
-        guard includesChanges(request, entityNames) else {
-            return materialize(try sourceRecords(request, entityNames, windowed: true))
+        let own = ownChangesApply(request, entityNames)
+        let ancestors = ancestorsHaveChanges(request, entityNames)
+        guard own || ancestors != nil else {
+            return materialize(try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: true), caching: false))
         }
         // Unsaved changes take part (this context's, or its parent's as its source): fetch every
         // match from the source, then replace changed objects by their in-memory state, add
         // inserted ones, drop deleted ones, and order and window here.
         let names = Set(entityNames)
         let evaluator = objectEvaluator()
-        let own = ownChangesApply(request, entityNames)
         var result: [ManagedObject] = []
-        for object in materialize(try sourceRecords(request, entityNames, windowed: false)) where !own || !object.hasChanges {
+        for object in materialize(try sourceRecords(request, entityNames, ancestorChanges: ancestors)) where !own || !object.hasChanges {
             result.append(object)
         }
         if own {
@@ -141,7 +142,7 @@ extension ManagedObjectContext {
         return Array(AtomicStore.window(result, offset: request.fetchOffset, limit: request.fetchLimit))
     }
 
-    private func storeRequest(_ request: FetchRequest, _ entityNames: [String], windowed: Bool) -> StoreFetchRequest {
+    func storeRequest(_ request: FetchRequest, _ entityNames: [String], windowed: Bool) -> StoreFetchRequest {
         StoreFetchRequest(
             entityNames: entityNames, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
             fetchLimit: windowed ? request.fetchLimit : 0, fetchOffset: windowed ? request.fetchOffset : 0)

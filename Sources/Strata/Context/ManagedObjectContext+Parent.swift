@@ -66,16 +66,13 @@ extension ManagedObjectContext {
     }
 
     /// The records of every object of `entityNames` matching the request's predicate, as this
-    /// context's source holds them: the stores' for a root context, the parent's current state
-    /// for a child (unwindowed and unsorted when the parent's changes take part; every object of
-    /// the entities, the predicate evaluated here, when they are changes of related objects).
-    func sourceRecords(_ request: FetchRequest, _ entityNames: [String], windowed: Bool) throws(StrataError) -> [StoreRecord] {
-        guard let parent, let throughRelationships = ancestorsHaveChanges(request, entityNames) else {
-            return try coordinator.fetchRecords(
-                StoreFetchRequest(
-                    entityNames: entityNames, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
-                    fetchLimit: windowed ? request.fetchLimit : 0, fetchOffset: windowed ? request.fetchOffset : 0),
-                caching: false)
+    /// context's source holds them, unwindowed and unsorted: the stores' for a root context or
+    /// when no ancestor changed what the request depends on (`ancestorChanges` nil, from
+    /// ``ancestorsHaveChanges(_:_:)``); else the parent's current state — every object of the
+    /// entities, the predicate evaluated here, when the changes are of related objects.
+    func sourceRecords(_ request: FetchRequest, _ entityNames: [String], ancestorChanges: Bool?) throws(StrataError) -> [StoreRecord] {
+        guard let parent, let throughRelationships = ancestorChanges else {
+            return try coordinator.fetchRecords(storeRequest(request, entityNames, windowed: false), caching: false)
         }
         var whole = request
         whole.includesPendingChanges = true

@@ -52,7 +52,7 @@ extension ManagedObjectContext {
         }
         let outcome: PersistentStoreCoordinator.SaveOutcome
         do {
-            outcome = try coordinator.save(changes, overwritesConflicts: false, from: identifier)
+            outcome = try coordinator.save(changes, from: identifier)
         } catch let error where error.code == .mergeConflict && resolvingConflicts < Self.conflictRounds {
             // Resolved by the merge policy (``MergePolicy``), then saved again.
             guard resolveMergeConflicts(error) else { throw error }

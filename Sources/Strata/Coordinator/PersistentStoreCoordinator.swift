@@ -392,8 +392,10 @@ public final class PersistentStoreCoordinator: Sendable {
         return failures
     }
 
-    /// Makes IDs permanent, saves each store's part, caches the new rows and broadcasts.
-    func save(_ changes: Changes, overwritesConflicts: Bool, from context: UUID?) throws(StrataError) -> SaveOutcome {
+    /// Makes IDs permanent, saves each store's part, caches the new rows and broadcasts. The
+    /// stores check every version: a context resolves conflicts by its merge policy against the
+    /// stored records, and saves again.
+    func save(_ changes: Changes, from context: UUID?) throws(StrataError) -> SaveOutcome {
         var insertedIDs = try permanentIDs(for: changes.inserted)
         // References between records need the temporary → permanent map; most saves of plain
         // objects have none.
@@ -409,7 +411,6 @@ public final class PersistentStoreCoordinator: Sendable {
         for (index, inserted) in changes.inserted.enumerated() where inserted.requestedKey == nil { reassignable.insert(insertedIDs[index]) }
         var routed = try route(changes, permanentIDs: (permanentIDs, insertedIDs))
         for index in routed.indices {
-            routed[index].1.overwritesConflicts = overwritesConflicts
             routed[index].1.reassignableIDs = routed.count == 1 ? reassignable : reassignable.filter { $0.storeIdentifier == routed[index].0.storeIdentifier }
         }
         let result: StoreSaveResult
